@@ -1,0 +1,109 @@
+// Package cli implements coagent8's command line: with no arguments it serves
+// MCP over stdio; subcommands run the same operations from a terminal.
+//
+// Each subcommand lives in its own file with a constructor newXCmd(app) and
+// is registered in [newRoot]. Exit codes are typed ([ExitCode]).
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/version"
+)
+
+// Stdio holds the process's standard streams.
+type Stdio struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+}
+
+// ExitCode is the process exit status.
+type ExitCode = int
+
+// Exit codes.
+const (
+	ExitOK      ExitCode = 0
+	ExitFailure ExitCode = 1 // the operation ran and failed (typed error printed)
+	ExitUsage   ExitCode = 2 // bad flags or arguments
+	ExitRefused ExitCode = 3 // refused by policy or an unavailable sandbox
+)
+
+// app carries what every subcommand needs.
+type app struct {
+	ctx context.Context
+	io  Stdio
+	env config.Env
+}
+
+// Main runs the command line and returns the exit code.
+func Main(ctx context.Context, args []string, stdio Stdio) int {
+	return MainEnv(ctx, args, stdio, config.FromOS())
+}
+
+// MainEnv is [Main] with an explicit environment (tests, testscript).
+func MainEnv(ctx context.Context, args []string, stdio Stdio, env config.Env) int {
+	a := &app{ctx: ctx, io: stdio, env: env}
+	root := newRoot(a)
+	root.SetArgs(args)
+	root.SetIn(stdio.In)
+	root.SetOut(stdio.Out)
+	root.SetErr(stdio.Err)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	return a.report(err)
+}
+
+func (a *app) report(err error) int {
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(a.io.Err, "coagent8: %v\nRun 'coagent8 --help' for usage.\n", ue.err)
+		return ExitUsage
+	}
+	fe := fault.From(err)
+	fmt.Fprintf(a.io.Err, "coagent8: error [%s] %s (reason: %s)\n", fe.Code, fe.Message, fe.Reason)
+	switch fe.Code {
+	case fault.PolicyDenied, fault.SandboxUnavailable, fault.NestedTurn:
+		return ExitRefused
+	case fault.InvalidInput, fault.InputLimit:
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// usageError marks bad command-line usage (exit 2).
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+
+func newRoot(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "coagent8",
+		Short: "MCP server: consult or get a review from another local coding agent, verified read-only",
+		Long: `coagent8 lets an agent in any MCP host consult, or get a review from, another
+local coding agent (Claude Code, Codex, agy) under a verified read-only profile.
+
+With no arguments it serves MCP over stdio (this is how hosts start it).`,
+		Version:       version.String(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.serve(cmd.Context())
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	for _, c := range subcommands(a) {
+		root.AddCommand(c)
+	}
+	return root
+}

@@ -1,0 +1,10 @@
+package cli
+
+import "github.com/spf13/cobra"
+
+// subcommands lists every subcommand. Add one line per new command file.
+func subcommands(a *app) []*cobra.Command {
+	return []*cobra.Command{
+		newServeCmd(a),
+	}
+}
