@@ -1,0 +1,156 @@
+// Package store opens coagent8's one embedded SQLite database (pure Go,
+// modernc.org/sqlite): WAL journal, foreign keys on, a busy timeout, and
+// schema migrations embedded in the binary and applied per component.
+//
+// Each component (sessions, gate, egress, ...) owns its tables and its
+// ordered list of migrations ([Migration]); [DB.Migrate] records the applied
+// version per component in the schema_versions table, inside one
+// transaction per step. Callers get a *sql.DB and keep SQL in their own
+// package, so a server database can later implement the same component
+// interfaces without touching callers.
+//
+// A database that cannot be opened or fails its integrity check is reported
+// with its path and never deleted or recreated (issue 6, bad input).
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// DB is an open database. It is safe for concurrent use.
+type DB struct {
+	sql  *sql.DB
+	path string
+}
+
+// Migration is one ordered schema step of a component. Version starts at 1
+// and increases by one; SQL may hold several statements.
+type Migration struct {
+	Version int
+	SQL     string
+}
+
+// Open opens (creating with mode 0600 if needed) the database at path, in a
+// directory created with mode 0700. busy is how long a writer waits for a
+// lock held by another connection or process (0 = 5 s).
+func Open(ctx context.Context, path string, busy time.Duration) (*DB, error) {
+	if busy <= 0 {
+		busy = 5 * time.Second
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create state directory: %w", err)
+	}
+	if err := touch(path); err != nil {
+		return nil, err
+	}
+	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate",
+		path, busy.Milliseconds())
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	d := &DB{sql: db, path: path}
+	if err := d.check(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func touch(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open database %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// ErrCorrupt reports a database that failed its integrity check.
+var ErrCorrupt = errors.New("database is corrupted")
+
+func (d *DB) check(ctx context.Context) error {
+	var res string
+	if err := d.sql.QueryRowContext(ctx, "PRAGMA quick_check").Scan(&res); err != nil {
+		return fmt.Errorf("check database %s: %w (the file was left untouched)", d.path, err)
+	}
+	if res != "ok" {
+		return fmt.Errorf("check database %s: %w: %s (the file was left untouched)", d.path, ErrCorrupt, res)
+	}
+	_, err := d.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_versions (
+		component TEXT PRIMARY KEY, version INTEGER NOT NULL)`)
+	if err != nil {
+		return fmt.Errorf("prepare database %s: %w", d.path, err)
+	}
+	return nil
+}
+
+// SQL returns the underlying handle.
+func (d *DB) SQL() *sql.DB { return d.sql }
+
+// Path returns the database file path.
+func (d *DB) Path() string { return d.path }
+
+// Close closes the database.
+func (d *DB) Close() error { return d.sql.Close() }
+
+// Migrate applies the component's migrations above its recorded version, in
+// order, each in its own transaction. A recorded version above the highest
+// known one (a newer binary wrote the file) is an error: never downgrade.
+func (d *DB) Migrate(ctx context.Context, component string, steps []Migration) error {
+	cur, err := d.version(ctx, component)
+	if err != nil {
+		return err
+	}
+	if len(steps) > 0 && cur > steps[len(steps)-1].Version {
+		return fmt.Errorf("migrate %s: database version %d is newer than this binary (%d)", component, cur, steps[len(steps)-1].Version)
+	}
+	for i, m := range steps {
+		if m.Version != i+1 {
+			return fmt.Errorf("migrate %s: step %d has version %d", component, i, m.Version)
+		}
+		if m.Version <= cur {
+			continue
+		}
+		if err := d.apply(ctx, component, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *DB) version(ctx context.Context, component string) (int, error) {
+	var v int
+	err := d.sql.QueryRowContext(ctx, "SELECT version FROM schema_versions WHERE component = ?", component).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read schema version of %s: %w", component, err)
+	}
+	return v, nil
+}
+
+func (d *DB) apply(ctx context.Context, component string, m Migration) error {
+	tx, err := d.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate %s to %d: %w", component, m.Version, err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		return fmt.Errorf("migrate %s to %d: %w", component, m.Version, err)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO schema_versions(component, version) VALUES(?, ?)
+		ON CONFLICT(component) DO UPDATE SET version = excluded.version`, component, m.Version)
+	if err != nil {
+		return fmt.Errorf("migrate %s to %d: %w", component, m.Version, err)
+	}
+	return tx.Commit()
+}

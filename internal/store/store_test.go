@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestMigrateIsIdempotentAndOrdered(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state", "coagent8.db")
+	db, err := Open(ctx, path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []Migration{
+		{1, "CREATE TABLE a(x INTEGER)"},
+		{2, "ALTER TABLE a ADD COLUMN y TEXT"},
+	}
+	for i := 0; i < 2; i++ {
+		if err := db.Migrate(ctx, "demo", steps); err != nil {
+			t.Fatalf("migrate run %d: %v", i, err)
+		}
+	}
+	if _, err := db.SQL().Exec("INSERT INTO a(x, y) VALUES(1, 'z')"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := st.Mode().Perm(), os.FileMode(0o600); got != want {
+		t.Fatalf("mode = %v, want %v", got, want)
+	}
+	db, err = Open(ctx, path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx, "demo", steps[:1]); err == nil {
+		t.Fatal("downgrade accepted")
+	}
+}
+
+func TestCorruptFileIsReportedAndKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "coagent8.db")
+	junk := []byte("SQLite format 3\x00" + string(make([]byte, 4000)))
+	for i := range junk[16:] {
+		junk[16+i] = byte(i * 7)
+	}
+	if err := os.WriteFile(path, junk, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(context.Background(), path, 0)
+	if err == nil {
+		t.Fatal("corrupt database opened")
+	}
+	got, _ := os.ReadFile(path)
+	if string(got) != string(junk) {
+		t.Fatal("corrupt file was modified")
+	}
+	_ = errors.Unwrap(err)
+}
