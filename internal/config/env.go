@@ -92,3 +92,14 @@ const NestedTurnVar = "COAGENT8_TURN"
 
 // InTurn reports whether this process was started inside a coagent8 turn.
 func (e Env) InTurn() bool { return e.vars[NestedTurnVar] != "" }
+
+// KeysWithPrefix returns the names of set variables starting with prefix.
+func (e Env) KeysWithPrefix(prefix string) []string {
+	var out []string
+	for k := range e.vars {
+		if strings.HasPrefix(k, prefix) {
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -1,0 +1,29 @@
+//go:build darwin || freebsd || netbsd || openbsd
+
+package process
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+var sigTerm = syscall.SIGTERM
+
+// configure puts the child in its own process group; descendants that
+// leave the group are not contained on this platform (Containment says so).
+func configure(cmd *exec.Cmd) string {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return "process-group"
+}
+
+func (p *Proc) signalGroup(sig syscall.Signal) {
+	if p.cmd.Process != nil {
+		_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+	}
+}
+
+func (p *Proc) killTree() {
+	if p.cmd.Process != nil {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
