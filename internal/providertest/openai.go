@@ -1,0 +1,126 @@
+package providertest
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// OpenAI is a local double of the OpenAI Responses API. Point Codex at it
+// with a custom model provider whose base_url is [OpenAI.URL]+"/v1" and
+// wire_api = "responses". Its methods are safe for concurrent use; it is
+// closed by t.Cleanup.
+type OpenAI struct {
+	double
+}
+
+// NewOpenAI starts a Responses API double on 127.0.0.1 answering with opts.
+func NewOpenAI(t testing.TB, opts Options) *OpenAI {
+	o := &OpenAI{}
+	o.opts = opts
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/responses", o.responses)
+	mux.HandleFunc("GET /v1/models", o.models)
+	mux.HandleFunc("/", o.notFound)
+	o.start(t, mux)
+	return o
+}
+
+func (o *OpenAI) notFound(w http.ResponseWriter, r *http.Request) {
+	o.record(r)
+	http.Error(w, `{"error":{"type":"invalid_request_error","message":"not found"}}`, http.StatusNotFound)
+}
+
+// models answers the model listing with an empty list, so Codex keeps its
+// bundled catalog.
+func (o *OpenAI) models(w http.ResponseWriter, r *http.Request) {
+	o.record(r)
+	w.Header().Set("Content-Type", "application/json")
+	w.Write([]byte(`{"object":"list","data":[],"models":[]}`))
+}
+
+func (o *OpenAI) responses(w http.ResponseWriter, r *http.Request) {
+	rec, err := o.record(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var req messageRequest
+	if err := json.Unmarshal(rec.Body, &req); err != nil {
+		http.Error(w, `{"error":{"type":"invalid_request_error","message":"bad json"}}`, http.StatusBadRequest)
+		return
+	}
+	rep := o.reply()
+	if rep.Status != 0 && rep.Status != http.StatusOK {
+		writeError(w, rep, rec)
+		return
+	}
+	model := o.model(req.Model)
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(response(model, "completed", []any{outputMessage(rep.text(), "completed")}, rep))
+		o.complete(rec)
+		return
+	}
+	o.streaming(1)
+	defer o.streaming(-1)
+	if o.stream(w, rep, model) {
+		o.complete(rec)
+	}
+}
+
+// openAIUsage builds the Responses usage object; cached tokens are a subset
+// of input tokens and reasoning tokens a subset of output (notes/gate.md §3).
+func (rep Reply) openAIUsage() map[string]any {
+	in, out := rep.usage()
+	in += rep.CacheReadInputTokens
+	return map[string]any{"input_tokens": in,
+		"input_tokens_details":  map[string]any{"cached_tokens": rep.CacheReadInputTokens},
+		"output_tokens":         out,
+		"output_tokens_details": map[string]any{"reasoning_tokens": 0},
+		"total_tokens":          in + out}
+}
+
+func response(model, status string, output []any, rep Reply) map[string]any {
+	m := map[string]any{"id": "resp_test01", "object": "response", "created_at": time.Now().Unix(),
+		"status": status, "model": model, "output": output}
+	if status == "completed" && !rep.NoUsage {
+		m["usage"] = rep.openAIUsage()
+	}
+	return m
+}
+
+func outputMessage(text, status string) map[string]any {
+	content := []any{}
+	if status == "completed" {
+		content = []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}}
+	}
+	return map[string]any{"id": "msg_test01", "type": "message", "status": status,
+		"role": "assistant", "content": content}
+}
+
+// stream writes the Responses SSE answer and reports whether every event
+// was written. There is no "data: [DONE]" in this API.
+func (o *OpenAI) stream(w http.ResponseWriter, rep Reply, model string) bool {
+	s := newSSE(w, rep.ChunkDelay)
+	seq := 0
+	ev := func(name string, m map[string]any) {
+		m["type"], m["sequence_number"] = name, seq
+		seq++
+		s.event(name, js(m))
+	}
+	ev("response.created", map[string]any{"response": response(model, "in_progress", []any{}, rep)})
+	ev("response.output_item.added", map[string]any{"output_index": 0, "item": outputMessage("", "in_progress")})
+	for _, d := range rep.deltas() {
+		ev("response.output_text.delta", map[string]any{"item_id": "msg_test01", "output_index": 0,
+			"content_index": 0, "delta": d})
+	}
+	if rep.Truncate {
+		return s.err == nil
+	}
+	done := outputMessage(rep.text(), "completed")
+	ev("response.output_item.done", map[string]any{"output_index": 0, "item": done})
+	ev("response.completed", map[string]any{"response": response(model, "completed", []any{done}, rep)})
+	return s.err == nil
+}
