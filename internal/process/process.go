@@ -96,16 +96,23 @@ func Start(ctx context.Context, s Spec) (*Proc, error) {
 	}
 	p := &Proc{cmd: cmd, stderr: newTail(limit), containment: containment, done: make(chan struct{}), touched: time.Now()}
 	cmd.Stderr = p.stderr
-	var err error
-	if p.stdout, err = cmd.StdoutPipe(); err != nil {
+	// An os.Pipe rather than StdoutPipe: Wait must not close our read end
+	// before the stream is drained (os/exec closes StdoutPipe on Wait).
+	r, w, err := os.Pipe()
+	if err != nil {
 		return nil, fault.Wrap(fault.ProcessError, "process.pipe", "could not start the CLI", err)
 	}
+	p.stdout = r
+	cmd.Stdout = w
 	if s.Stdin != nil || s.KeepStdin {
 		if p.stdin, err = cmd.StdinPipe(); err != nil {
 			return nil, fault.Wrap(fault.ProcessError, "process.pipe", "could not start the CLI", err)
 		}
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	w.Close() // the child holds its copy; EOF comes when the tree is gone
+	if err != nil {
+		r.Close()
 		return nil, startError(s.Path, err)
 	}
 	go p.wait()

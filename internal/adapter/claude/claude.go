@@ -1,0 +1,102 @@
+// Package claude drives the Claude Code CLI (`claude -p`) for one verified
+// read-only turn (R-011–R-014).
+//
+// # Profile and verification
+//
+// The argv is fixed ([argv]): --restricted, only the Read, Glob and Grep
+// tools, permission mode dontAsk with prompts off, hooks disabled, and a
+// strict MCP configuration with zero servers; never --bare (R-013) and
+// never --fallback-model (silent model swap). The first stream event must
+// be the CLI's own startup report (system/init) and must report exactly
+// those tools, no MCP server, permission mode dontAsk and only built-in
+// plugins; anything else — including output before it — ends the process
+// tree and refuses the turn with SANDBOX_UNAVAILABLE reason
+// "claude.startup_report" (R-012). Hook activity aborts the turn (R-014).
+//
+// Failures are typed from the stream (assistant error category, API
+// status, errors[] prefix), never from stderr (backends.md §2).
+package claude
+
+import (
+	"context"
+	"sync"
+
+	"github.com/coagent8/coagent8/internal/adapter"
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/process"
+)
+
+// Name is the backend id.
+const Name = "claude"
+
+// MinVersion is the oldest Claude Code with --restricted (2.1.248) and
+// --permission-prompts (2.1.259) (backends.md §2).
+const MinVersion = "2.1.259"
+
+// DefaultModel is used when the caller names none (backends.md §2).
+const DefaultModel = "sonnet"
+
+// Options configure the backend. The zero value is usable.
+type Options struct {
+	// APIKeyBilling passes ANTHROPIC_API_KEY through to the CLI: the user
+	// chose API-key billing (config). Otherwise the key is stripped.
+	APIKeyBilling bool
+}
+
+// Backend runs Claude Code turns. It is safe for concurrent use.
+type Backend struct {
+	env  config.Env
+	opts Options
+
+	mu    sync.Mutex
+	cache probeCache
+
+	// testOnlyAllow extends the env allowlist so test fakes get their
+	// control variables; never set outside tests.
+	testOnlyAllow []string
+}
+
+var _ adapter.Backend = (*Backend)(nil)
+
+// New returns a Claude Code backend reading its executable location and
+// environment from env.
+func New(env config.Env, opts Options) *Backend {
+	return &Backend{env: env, opts: opts}
+}
+
+// Name returns "claude".
+func (b *Backend) Name() string { return Name }
+
+// Run executes one verified read-only turn. Errors are *fault.Error.
+func (b *Backend) Run(ctx context.Context, t adapter.Turn) (adapter.Result, error) {
+	inv, err := b.prepare(ctx, t)
+	if err != nil {
+		return adapter.Result{}, err
+	}
+	p, err := process.Start(ctx, inv.spec)
+	if err != nil {
+		return adapter.Result{}, err
+	}
+	res, err := consume(p, inv, t.Observer)
+	if err != nil {
+		p.Kill()
+		return adapter.Result{}, classifyEnd(p, err)
+	}
+	p.Wait()
+	return res, nil
+}
+
+// classifyEnd prefers the supervisor's reason (cancel, deadline, idle) over
+// the stream error it caused.
+func classifyEnd(p *process.Proc, err error) error {
+	switch p.EndReason() {
+	case process.EndCanceled:
+		return fault.New(fault.Aborted, "turn.cancelled", "The turn was cancelled.")
+	case process.EndDeadline:
+		return fault.New(fault.Timeout, "turn.deadline", "CLI deadline exceeded.")
+	case process.EndIdle:
+		return fault.New(fault.Timeout, "turn.idle", "CLI produced no output within the idle timeout.")
+	}
+	return err
+}

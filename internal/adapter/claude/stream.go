@@ -1,0 +1,242 @@
+package claude
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/coagent8/coagent8/internal/adapter"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/process"
+)
+
+// event is the subset of a stream-json record coagent8 reads.
+type event struct {
+	Type       string          `json:"type"`
+	Subtype    string          `json:"subtype"`
+	SessionID  string          `json:"session_id"`
+	Tools      []string        `json:"tools"`
+	MCPServers json.RawMessage `json:"mcp_servers"`
+	Mode       *string         `json:"permissionMode"`
+	Model      string          `json:"model"`
+	Plugins    []plugin        `json:"plugins"`
+	Version    string          `json:"claude_code_version"`
+	Error      string          `json:"error"`
+	Message    *message        `json:"message"`
+	Event      *streamEvent    `json:"event"`
+	RateLimit  *rateLimitInfo  `json:"rate_limit_info"`
+
+	// result fields
+	IsError        bool           `json:"is_error"`
+	Result         *string        `json:"result"`
+	APIErrorStatus *int           `json:"api_error_status"`
+	Errors         []string       `json:"errors"`
+	Usage          *resultUsage   `json:"usage"`
+	CostUSD        float64        `json:"total_cost_usd"`
+	ModelUsage     map[string]any `json:"modelUsage"`
+}
+
+type plugin struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+}
+
+type message struct {
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+		Name string `json:"name"`
+	} `json:"content"`
+}
+
+type streamEvent struct {
+	Type  string `json:"type"`
+	Delta *struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"delta"`
+}
+
+type rateLimitInfo struct {
+	Status   string `json:"status"`
+	ResetsAt any    `json:"resetsAt"`
+}
+
+type resultUsage struct {
+	Input         int64 `json:"input_tokens"`
+	CacheCreation int64 `json:"cache_creation_input_tokens"`
+	CacheRead     int64 `json:"cache_read_input_tokens"`
+	Output        int64 `json:"output_tokens"`
+}
+
+// turnState accumulates one turn's stream.
+type turnState struct {
+	inv      invocation
+	obs      adapter.Observer
+	verified bool
+	res      adapter.Result
+	deltas   strings.Builder
+	category string // assistant error category
+	rate     *rateLimitInfo
+	unknown  map[string]bool
+}
+
+// consume reads the stream to its terminal result. Any error means the
+// caller must kill the tree and return no answer.
+func consume(p *process.Proc, inv invocation, obs adapter.Observer) (adapter.Result, error) {
+	st := &turnState{inv: inv, obs: obs, unknown: map[string]bool{}}
+	lines := process.NewLines(p.Stdout(), adapter.MaxRecordBytes)
+	for {
+		rec, err := lines.Next()
+		if errors.Is(err, io.EOF) {
+			return adapter.Result{}, st.eof(p)
+		}
+		if err != nil {
+			return adapter.Result{}, err
+		}
+		p.Touch()
+		done, err := st.handle(rec)
+		if err != nil || done {
+			return st.res, err
+		}
+	}
+}
+
+// eof: the stream ended without a terminal result event.
+func (st *turnState) eof(p *process.Proc) error {
+	code, _ := p.Wait()
+	if !st.verified {
+		return refusal("the CLI exited before its startup report")
+	}
+	return fault.New(fault.ProcessError, "claude.no_result",
+		fmt.Sprintf("Claude Code exited (status %d) without a final result; the partial answer was discarded.", code))
+}
+
+func (st *turnState) handle(rec []byte) (bool, error) {
+	var ev event
+	if err := json.Unmarshal(rec, &ev); err != nil || ev.Type == "" {
+		if !st.verified {
+			return false, refusal("output before the startup report")
+		}
+		return false, fault.Wrap(fault.ProtocolError, "claude.malformed_event",
+			"Claude Code wrote a malformed stream record; the partial answer was discarded.", err)
+	}
+	if !st.verified {
+		return false, st.verifyInit(ev)
+	}
+	return st.dispatch(ev)
+}
+
+func (st *turnState) dispatch(ev event) (bool, error) {
+	switch ev.Type {
+	case "system":
+		return false, st.system(ev)
+	case "stream_event":
+		st.streamDelta(ev)
+	case "assistant":
+		st.assistant(ev)
+	case "user":
+	case "rate_limit_event":
+		if ev.RateLimit != nil && ev.RateLimit.Status == "rejected" {
+			st.rate = ev.RateLimit
+		}
+	case "result":
+		return true, st.result(ev)
+	default:
+		st.warnUnknown(ev.Type)
+	}
+	return false, nil
+}
+
+func (st *turnState) system(ev event) error {
+	switch {
+	case ev.Subtype == "init":
+		return refusal("a second startup report")
+	case strings.HasPrefix(ev.Subtype, "hook"):
+		return fault.New(fault.SandboxUnavailable, "claude.hook_activity",
+			"Claude Code ran a hook although hooks are disabled for read-only turns; the turn was refused.")
+	}
+	return nil
+}
+
+func (st *turnState) streamDelta(ev event) {
+	if ev.Event == nil || ev.Event.Delta == nil || ev.Event.Delta.Type != "text_delta" {
+		return
+	}
+	st.deltas.WriteString(ev.Event.Delta.Text)
+	if st.obs != nil {
+		st.obs.Delta(ev.Event.Delta.Text)
+	}
+}
+
+func (st *turnState) assistant(ev event) {
+	if ev.Error != "" && st.category == "" {
+		st.category = ev.Error
+	}
+	if ev.Message == nil {
+		return
+	}
+	for _, c := range ev.Message.Content {
+		if c.Type == "tool_use" {
+			st.res.ToolCount++
+			if st.obs != nil {
+				st.obs.Activity("tool", c.Name)
+			}
+		}
+	}
+}
+
+func (st *turnState) warnUnknown(typ string) {
+	if st.unknown[typ] {
+		return
+	}
+	st.unknown[typ] = true
+	msg := fmt.Sprintf("Claude Code sent an unknown event type %q; it was ignored.", truncate(typ, 40))
+	st.res.Warnings = append(st.res.Warnings, msg)
+	if st.obs != nil {
+		st.obs.Warning(msg)
+	}
+}
+
+func (st *turnState) result(ev event) error {
+	if ev.IsError || ev.Subtype != "success" {
+		return failure(ev, st.category, st.rate)
+	}
+	if st.category != "" {
+		return failure(ev, st.category, st.rate)
+	}
+	text := st.deltas.String()
+	if ev.Result != nil {
+		text = *ev.Result
+	}
+	if strings.TrimSpace(text) == "" {
+		return fault.New(fault.ProcessError, "claude.empty_answer", "Claude Code returned an empty answer.")
+	}
+	st.res.Text = text
+	st.res.SessionID = st.inv.sessionID
+	if ev.Usage != nil {
+		st.res.Usage = adapter.Usage{
+			InputTokens:  ev.Usage.Input + ev.Usage.CacheCreation + ev.Usage.CacheRead,
+			OutputTokens: ev.Usage.Output,
+		}
+	}
+	st.res.Usage.CostUSD = ev.CostUSD
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// sortedCopy returns a sorted copy (the report's order is not a contract).
+func sortedCopy(s []string) []string {
+	c := append([]string(nil), s...)
+	sort.Strings(c)
+	return c
+}
