@@ -50,6 +50,10 @@ type Turn struct {
 	OutputSchema map[string]any
 	// Observer receives streaming events; nil means none. It must not block.
 	Observer Observer
+	// CheckModel, if non-nil, is called with the model the backend reports
+	// it runs (startup report, thread result, reroute) before any answer is
+	// accepted; an error refuses the turn (R-039, consent.model_mismatch).
+	CheckModel func(reported string) error
 }
 
 // Observer receives live events of a running turn (progress, history).

@@ -78,7 +78,7 @@ func (b *Backend) Run(ctx context.Context, t adapter.Turn) (adapter.Result, erro
 	if err != nil {
 		return adapter.Result{}, err
 	}
-	res, err := consume(p, inv, t.Observer)
+	res, err := consume(p, inv, t)
 	if err != nil {
 		p.Kill()
 		return adapter.Result{}, classifyEnd(p, err)

@@ -76,6 +76,7 @@ type resultUsage struct {
 type turnState struct {
 	inv      invocation
 	obs      adapter.Observer
+	check    func(string) error
 	verified bool
 	res      adapter.Result
 	deltas   strings.Builder
@@ -86,8 +87,8 @@ type turnState struct {
 
 // consume reads the stream to its terminal result. Any error means the
 // caller must kill the tree and return no answer.
-func consume(p *process.Proc, inv invocation, obs adapter.Observer) (adapter.Result, error) {
-	st := &turnState{inv: inv, obs: obs, unknown: map[string]bool{}}
+func consume(p *process.Proc, inv invocation, t adapter.Turn) (adapter.Result, error) {
+	st := &turnState{inv: inv, obs: t.Observer, check: t.CheckModel, unknown: map[string]bool{}}
 	lines := process.NewLines(p.Stdout(), adapter.MaxRecordBytes)
 	for {
 		rec, err := lines.Next()

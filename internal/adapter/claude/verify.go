@@ -38,6 +38,11 @@ func (st *turnState) verifyInit(ev event) error {
 		return fault.New(fault.ProtocolError, "claude.session_mismatch",
 			"Claude Code reported a different session than requested.")
 	}
+	if st.check != nil {
+		if err := st.check(ev.Model); err != nil {
+			return err
+		}
+	}
 	st.verified = true
 	st.res.Model = ev.Model
 	st.res.Verified = fmt.Sprintf("claude.startup_report: tools=[%s] mcp_servers=[] permissionMode=dontAsk version=%s",

@@ -155,3 +155,16 @@ func TestCancelAndTimeoutKillTheTree(t *testing.T) {
 }
 
 func pidWritten(f *fake) bool { _, err := os.Stat(filepath.Join(f.dir, "pid")); return err == nil }
+
+func TestCheckModelRefusesMismatch(t *testing.T) {
+	f := newFake(t, goodInit+"\n"+success)
+	var got string
+	_, err := f.backend.Run(context.Background(), adapter.Turn{Prompt: "q", Workspace: t.TempDir(),
+		CheckModel: func(m string) error {
+			got = m
+			return fault.New(fault.PolicyDenied, "consent.model_mismatch", "x")
+		}})
+	if !fault.HasCode(err, fault.PolicyDenied) || got != "claude-sonnet-5-5" {
+		t.Fatalf("err = %v, reported %q", err, got)
+	}
+}
