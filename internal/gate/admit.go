@@ -1,0 +1,222 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/secret"
+)
+
+// admission is one admitted request on its way upstream.
+type admission struct {
+	route    Route
+	grant    Grant // immutable binding
+	body     []byte
+	rid      int64 // reservation id; 0 on unmetered routes
+	reserved Amount
+	real     secret.Value
+	ctx      context.Context // detached from the client; cut by flight.cancel
+	flight   *flight
+	done     context.CancelFunc
+}
+
+type admKey struct{}
+
+// ServeHTTP admits or denies r and forwards admitted requests.
+func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isHello(r) {
+		g.record(event.Event{Type: event.TypeDecision, Reason: ReasonHello, Rule: "route"})
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	a, reason, detail := g.admit(r)
+	if reason != "" {
+		g.deny(w, r, a, reason, detail)
+		return
+	}
+	g.record(g.eventOf(a, event.TypeDecision, ReasonAdmitted, ""))
+	r = r.WithContext(context.WithValue(r.Context(), admKey{}, a))
+	g.proxies[a.route.Provider].ServeHTTP(w, r)
+}
+
+// admit runs the admission order of notes/gate.md §1. On denial a carries
+// what was learned so far (for the event) and reason is set.
+func (g *Gate) admit(r *http.Request) (a *admission, reason, detail string) {
+	a = &admission{}
+	if isUpgrade(r) {
+		return a, ReasonUpgrade, ""
+	}
+	rt, reason := matchRoute(r)
+	if reason != "" {
+		return a, reason, r.Method + " " + safePath(r.URL.Path)
+	}
+	a.route = rt
+	if a.grant, reason, detail = g.authenticate(r); reason != "" {
+		return a, reason, detail
+	}
+	if reason, detail = g.bind(r, a); reason != "" {
+		return a, reason, detail
+	}
+	if reason = g.reserve(r.Context(), a); reason != "" {
+		return a, reason, ""
+	}
+	return a, g.resolve(a), ""
+}
+
+// authenticate maps the presented phantom credential to its grant.
+func (g *Gate) authenticate(r *http.Request) (Grant, string, string) {
+	cred, ok := credentialOf(r.Header.Get("X-Api-Key"), r.Header.Get("Authorization"))
+	switch {
+	case !ok:
+		return Grant{}, ReasonAmbiguous, ""
+	case cred == "":
+		return Grant{}, ReasonNoCredential, ""
+	case !strings.HasPrefix(cred, PhantomPrefix) && looksLikeProviderKey(cred):
+		// Never echo or compare it: the event only says what it looked like.
+		return Grant{}, ReasonRealKey, "a provider API key was presented instead of a phantom credential"
+	}
+	b, err := g.binding(r.Context(), g.opts.Key.digest(cred))
+	if errors.Is(err, ErrNoGrant) {
+		return Grant{}, ReasonUnknownGrant, ""
+	}
+	if err != nil {
+		return Grant{}, ReasonUnavailable, ""
+	}
+	return b, "", ""
+}
+
+// bind checks provider, job and the model named in the body.
+func (g *Gate) bind(r *http.Request, a *admission) (string, string) {
+	if a.grant.Provider != a.route.Provider {
+		return ReasonProvider, "grant is for " + string(a.grant.Provider)
+	}
+	if g.opts.Job != "" && a.grant.Job != g.opts.Job {
+		return ReasonJob, ""
+	}
+	if r.Method != http.MethodPost {
+		return "", ""
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
+	if err != nil {
+		return ReasonBody, "request body unreadable or above the size cap"
+	}
+	req, err := parseBody(b)
+	if err != nil {
+		return ReasonBody, err.Error()
+	}
+	if req.Model != a.grant.Model {
+		return ReasonModel, "request names another model than the grant"
+	}
+	a.body = b
+	a.reserved = reservation(len(b), req.outputLimit(a.grant.Ceiling), a.grant.Price)
+	return "", ""
+}
+
+// reservation is the worst case of a request: every body byte an input
+// token at the dearest input rate, plus the output limit.
+func reservation(bodyLen int, output int64, p Price) Amount {
+	in := int64(bodyLen)
+	rate := max(p.InputPerMTok, p.CacheWritePerMTok, p.CacheReadPerMTok)
+	return Amount{Tokens: in + output, Spend: cost(in, rate) + cost(output, p.OutputPerMTok)}
+}
+
+// reserve claims the budget (metered routes) or re-checks liveness.
+func (g *Gate) reserve(ctx context.Context, a *admission) string {
+	now := g.opts.Now()
+	if !a.route.Metered {
+		a.reserved = Amount{}
+		live, err := g.ledger.stillLive(ctx, a.grant.ID, now)
+		if err != nil {
+			return ReasonUnavailable
+		}
+		if !live {
+			reason, _ := g.ledger.whyNot(ctx, a.grant.ID, Amount{}, now)
+			return reason
+		}
+		return ""
+	}
+	rid, reason, err := g.ledger.reserve(ctx, a.grant.ID, a.reserved, now)
+	if err != nil {
+		return ReasonUnavailable // fail closed when the budget store fails
+	}
+	a.rid = rid
+	return reason
+}
+
+// resolve fetches the real credential, last (R-126), and starts the flight.
+func (g *Gate) resolve(a *admission) string {
+	ref, err := secret.ParseRef(a.grant.SecretRef)
+	var v secret.Value
+	if err == nil && g.opts.Secrets != nil {
+		v, err = g.opts.Secrets.Resolve(ref)
+	}
+	if err != nil || g.opts.Secrets == nil {
+		g.settle(a, Amount{}, OutcomeNotSent)
+		return ReasonSecret
+	}
+	a.real = v
+	g.startFlight(a)
+	return ""
+}
+
+// startFlight gives the exchange a context detached from the client (so a
+// disconnect does not abort the upstream read the settlement needs) but cut
+// by revocation, grant expiry and MaxStream.
+func (g *Gate) startFlight(a *admission) {
+	base := context.WithoutCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(base)
+	deadline := g.opts.Now().Add(g.opts.MaxStream)
+	if ex := a.grant.Expires; ex.Before(deadline) {
+		deadline = ex
+	}
+	ctx, stop := context.WithDeadlineCause(ctx, deadline, errors.Join(errCut, errors.New("grant expired")))
+	a.ctx = context.WithValue(ctx, admKey{}, a)
+	a.flight = &flight{grant: a.grant.ID, cancel: cancel}
+	a.done = func() { stop(); cancel(nil); g.dropFlight(a.flight) }
+	g.addFlight(a.flight)
+}
+
+// deny answers a refused request and records the decision.
+func (g *Gate) deny(w http.ResponseWriter, r *http.Request, a *admission, reason, detail string) {
+	e := g.eventOf(a, event.TypeRefusal, reason, detail)
+	e.Code = string(fault.PolicyDenied)
+	g.record(e)
+	writeGateError(w, status(reason), reason)
+}
+
+func (g *Gate) eventOf(a *admission, t event.Type, reason, detail string) event.Event {
+	e := event.Event{Type: t, Reason: reason, Detail: detail, Backend: string(a.route.Provider),
+		Rule: "gate.route " + a.route.Method + " " + a.route.Path}
+	if a.grant.ID != "" {
+		e.Model = a.grant.Model
+		e.IDs = map[string]string{"grant": a.grant.ID, "job": a.grant.Job}
+	}
+	return e
+}
+
+// writeGateError writes an error body both CLIs understand: Anthropic reads
+// error.type/message, OpenAI error.code/message.
+func writeGateError(w http.ResponseWriter, code int, reason string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Coagent8-Gate-Reason", reason)
+	w.WriteHeader(code)
+	io.WriteString(w, `{"type":"error","error":{"type":"coagent8_gate","code":"`+reason+
+		`","message":"coagent8 gate refused the request: `+reason+`"}}`)
+}
+
+// safePath bounds a path for an event (it is never a credential carrier:
+// query strings are not logged).
+func safePath(p string) string {
+	if len(p) > 128 {
+		return p[:128] + "…"
+	}
+	return p
+}
+
+var _ = time.Second

@@ -1,0 +1,41 @@
+// Package gate is the provider gate: the only door from a coding CLI to a
+// model provider (requirements §1.13, R-121–R-128; notes/gate.md).
+//
+// A CLI is pointed at the gate as its provider base URL and holds only a
+// phantom credential. For every request the gate
+//
+//  1. answers Claude Code's HEAD /api/hello probe locally;
+//  2. matches method and parsed path against a fixed per-provider route
+//     list ([Route]); refuses WebSocket upgrades;
+//  3. maps the phantom credential (x-api-key or Authorization: Bearer) to a
+//     grant through a keyed hash and a constant-time compare;
+//  4. checks provider, exact model in the body, and atomically — one SQLite
+//     UPDATE — that the grant is live, unexpired and has request, token and
+//     spend budget for the worst case of this request, reserving it;
+//  5. only then resolves the real credential from the grant's
+//     [secret.Ref], strips every inbound credential and forwarding header,
+//     sets the real one and forwards to the provider's fixed origin;
+//  6. meters the streamed usage (Anthropic message_start/message_delta,
+//     OpenAI response.completed) and settles the reservation with it.
+//
+// # Security model
+//
+// Default deny: an unknown route, provider, credential or model is refused
+// with a reason, and every decision — admit or deny — is an [event.Event].
+// Settlement never refunds below the provider's usage: a stream without a
+// usage report, cut by revocation or expiry, or abandoned by the client
+// past the drain limit is charged its full reservation. Upstream error
+// bodies never reach the client; a diagnostic-redacted copy (with the real
+// credential removed literally as well) goes to the event log.
+//
+// The gate listens on loopback unless given a TLS configuration, and
+// forwards only to HTTPS origins unless [Options.UnsafeAllowLoopbackUpstream]
+// is set (tests and benchmarks only).
+//
+// # Non-goals
+//
+// The gate does not count tokens itself: the reservation bounds input by
+// the request's byte length (a token is at least one byte for the
+// providers' tokenizers on text) and output by max_tokens or the grant's
+// output ceiling. It is not a general proxy and never follows redirects.
+package gate

@@ -1,0 +1,244 @@
+package gate
+
+import (
+	"context"
+	"crypto/hmac"
+	"fmt"
+	"net/http"
+	"net/http/httputil"
+	"sync"
+	"time"
+
+	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/redact"
+	"github.com/coagent8/coagent8/internal/secret"
+	"github.com/coagent8/coagent8/internal/store"
+)
+
+// SecretResolver resolves a grant's credential reference at forward time.
+// [secret.Resolver] implements it.
+type SecretResolver interface {
+	Resolve(secret.Ref) (secret.Value, error)
+}
+
+var _ SecretResolver = secret.Resolver{}
+
+// Options configure a [Gate]. DB and Key are required; everything else has
+// a documented default.
+type Options struct {
+	DB  *store.DB // grants and reservations live here (component "gate")
+	Key Key       // phantom hashing key ([LoadKey])
+
+	Prices  Prices         // price catalog; nil = per-grant prices only
+	Secrets SecretResolver // nil = resolve nothing (every forward fails closed)
+	Events  event.Sink     // nil = event.Discard
+	// Redactor is the diagnostic redactor for upstream error bodies and
+	// transport errors (nil = redact.NewDiagnostic("")).
+	Redactor *redact.Redactor
+
+	// Upstreams overrides a provider's origin ("https://host[:port]"). The
+	// defaults are https://api.anthropic.com and https://api.openai.com.
+	Upstreams map[Provider]string
+	// UnsafeAllowLoopbackUpstream admits http:// origins on a loopback IP.
+	// It exists for tests and benchmarks against local provider doubles;
+	// in production it would let the gate forward real credentials in
+	// clear text, so never set it from user configuration.
+	UnsafeAllowLoopbackUpstream bool
+	// Job, when set, restricts this gate to grants of that job (the
+	// per-job in-process gate).
+	Job string
+
+	// DrainTimeout is how long the gate keeps reading an upstream stream
+	// after its client went away, to settle from the usage report (0 =
+	// 2 min). MaxDrains caps concurrent drains (0 = 32); past it an
+	// abandoned stream is charged its reservation at once.
+	DrainTimeout time.Duration
+	MaxDrains    int
+	// MaxStream bounds one forwarded exchange (0 = 30 min).
+	MaxStream time.Duration
+	// WatchInterval is how often live streams' grants are re-read from the
+	// database, so a revocation by another process cuts them (0 = 200 ms).
+	WatchInterval time.Duration
+	// Transport reaches the upstreams (nil = a dedicated transport without
+	// environment proxies).
+	Transport http.RoundTripper
+	// Now is the clock (nil = time.Now).
+	Now func() time.Time
+}
+
+// Gate admits, forwards and meters provider requests. It is an
+// [http.Handler]; create it with [New] and stop it with [Gate.Close]. Its
+// methods are safe for concurrent use.
+type Gate struct {
+	opts    Options
+	ledger  *ledger
+	proxies map[Provider]*httputil.ReverseProxy
+	drains  chan struct{}
+	stop    context.CancelFunc
+	done    chan struct{}
+
+	mu       sync.Mutex
+	bindings map[string]Grant // keyed hash → immutable binding fields only
+	flights  map[string]map[*flight]struct{}
+}
+
+// New validates opts, migrates the gate's tables and starts the revocation
+// watcher.
+func New(ctx context.Context, opts Options) (*Gate, error) {
+	if opts.DB == nil || len(opts.Key.k) != 32 {
+		return nil, fault.New(fault.InvalidInput, "gate.options", "gate needs a database and a 32-byte key")
+	}
+	opts = withDefaults(opts)
+	origins, err := origins(opts)
+	if err != nil {
+		return nil, err
+	}
+	l, err := openLedger(ctx, opts.DB)
+	if err != nil {
+		return nil, err
+	}
+	g := &Gate{opts: opts, ledger: l, drains: make(chan struct{}, opts.MaxDrains), done: make(chan struct{}),
+		bindings: map[string]Grant{}, flights: map[string]map[*flight]struct{}{}}
+	g.proxies = g.newProxies(origins)
+	wctx, stop := context.WithCancel(context.Background())
+	g.stop = stop
+	go g.watch(wctx)
+	return g, nil
+}
+
+func withDefaults(o Options) Options {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.DrainTimeout, 2*time.Minute)
+	def(&o.MaxStream, 30*time.Minute)
+	def(&o.WatchInterval, 200*time.Millisecond)
+	if o.MaxDrains <= 0 {
+		o.MaxDrains = 32
+	}
+	if o.Events == nil {
+		o.Events = event.Discard{}
+	}
+	if o.Redactor == nil {
+		o.Redactor = redact.NewDiagnostic("")
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Transport == nil {
+		o.Transport = newTransport()
+	}
+	return o
+}
+
+// Close stops the watcher. In-flight exchanges finish on their own.
+func (g *Gate) Close() error {
+	g.stop()
+	<-g.done
+	return nil
+}
+
+// Grant creates a grant from s and returns it with its phantom credential.
+// The credential is shown only here: the gate keeps its keyed hash.
+func (g *Gate) Grant(ctx context.Context, s Spec) (Grant, secret.Value, error) {
+	if err := s.validate(); err != nil {
+		return Grant{}, secret.Value{}, err
+	}
+	p, err := g.price(s)
+	if err != nil {
+		return Grant{}, secret.Value{}, err
+	}
+	if s.OutputCeiling == 0 {
+		s.OutputCeiling = 128000
+	}
+	phantom := newPhantom()
+	id, err := g.ledger.create(ctx, s, p, g.opts.Key.digest(phantom.Reveal()), g.opts.Now())
+	if err != nil {
+		return Grant{}, secret.Value{}, err
+	}
+	g.record(event.Event{Type: event.TypeDecision, Reason: "grant.created", Backend: string(s.Provider),
+		Model: s.Model, IDs: map[string]string{"grant": id, "job": s.Job}})
+	gr, err := g.ledger.get(ctx, id)
+	return gr, phantom, err
+}
+
+// price returns the catalog price of s's model, else its own price.
+func (g *Gate) price(s Spec) (Price, error) {
+	if g.opts.Prices != nil {
+		if p, ok := g.opts.Prices.Lookup(string(s.Provider), s.Model); ok {
+			return p, nil
+		}
+	}
+	if s.Price == nil {
+		return Price{}, fault.New(fault.InvalidInput, "gate.price",
+			fmt.Sprintf("no price known for %s model %q; give a per-grant price", s.Provider, s.Model))
+	}
+	return *s.Price, nil
+}
+
+// Inspect returns grant id with its counters, or [ErrNoGrant].
+func (g *Gate) Inspect(ctx context.Context, id string) (Grant, error) {
+	return g.ledger.get(ctx, id)
+}
+
+// Revoke ends grant id: the next request is denied and streams in flight
+// through this gate are cut now (through other gates within their
+// WatchInterval). Revoking a grant that is not live is a no-op.
+func (g *Gate) Revoke(ctx context.Context, id string) error {
+	return g.end(ctx, id, Revoked)
+}
+
+// Settle closes grant id for good and returns its final counters; open
+// reservations are still settled by their streams.
+func (g *Gate) Settle(ctx context.Context, id string) (Grant, error) {
+	if err := g.end(ctx, id, Settled); err != nil {
+		return Grant{}, err
+	}
+	return g.ledger.get(ctx, id)
+}
+
+func (g *Gate) end(ctx context.Context, id string, s State) error {
+	if _, err := g.ledger.get(ctx, id); err != nil {
+		return err
+	}
+	changed, err := g.ledger.setState(ctx, id, s)
+	if err != nil {
+		return err
+	}
+	g.cutGrant(id, fmt.Errorf("grant %s", s))
+	if changed {
+		g.record(event.Event{Type: event.TypeDecision, Reason: "grant." + string(s), IDs: map[string]string{"grant": id}})
+	}
+	return nil
+}
+
+// binding returns the immutable binding of the grant whose phantom hashes to
+// hash. Only provider, model, job, secret reference and price are used from
+// it: liveness and budgets are re-read atomically on every request.
+func (g *Gate) binding(ctx context.Context, hash []byte) (Grant, error) {
+	g.mu.Lock()
+	b, ok := g.bindings[string(hash)]
+	g.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	b, stored, err := g.ledger.byHash(ctx, hash)
+	if err != nil {
+		return Grant{}, err
+	}
+	if !hmac.Equal(stored, hash) {
+		return Grant{}, ErrNoGrant
+	}
+	g.mu.Lock()
+	g.bindings[string(hash)] = b
+	g.mu.Unlock()
+	return b, nil
+}
+
+func (g *Gate) record(e event.Event) {
+	e.Time = g.opts.Now().UTC()
+	g.opts.Events.Record(e) // a failing sink must not open the gate or block it
+}

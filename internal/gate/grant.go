@@ -1,0 +1,141 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"time"
+
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/secret"
+)
+
+// Provider names a model provider the gate can forward to.
+type Provider string
+
+// Providers.
+const (
+	Anthropic Provider = "anthropic"
+	OpenAI    Provider = "openai"
+)
+
+// ParseProvider returns the Provider named s.
+func ParseProvider(s string) (Provider, error) {
+	switch p := Provider(s); p {
+	case Anthropic, OpenAI:
+		return p, nil
+	}
+	return "", fault.New(fault.InvalidInput, "gate.provider", fmt.Sprintf("unknown provider %q (want anthropic or openai)", s))
+}
+
+// State is a grant's lifecycle state. Only [Live] admits requests.
+type State string
+
+// Grant states.
+const (
+	Live    State = "live"
+	Revoked State = "revoked"
+	Settled State = "settled" // closed by its owner; final totals
+)
+
+// Price is a model's list price in USD per million tokens. A zero field is
+// a genuinely free token class; budgets on requests and tokens still apply.
+type Price struct {
+	InputPerMTok      float64 `json:"input_per_mtok"`
+	OutputPerMTok     float64 `json:"output_per_mtok"`
+	CacheWritePerMTok float64 `json:"cache_write_per_mtok"`
+	CacheReadPerMTok  float64 `json:"cache_read_per_mtok"`
+}
+
+// Prices is the price catalog seam (the governance price catalog): Lookup
+// reports the price of model at provider and whether the catalog knows it.
+type Prices interface {
+	Lookup(provider, model string) (Price, bool)
+}
+
+// NanoUSD is an amount of money in 1e-9 US dollars. Integer, so budgets
+// compare exactly.
+type NanoUSD int64
+
+// USD converts a dollar amount, rounding up.
+func USD(d float64) NanoUSD { return NanoUSD(math.Ceil(d * 1e9)) }
+
+// Dollars returns n in dollars.
+func (n NanoUSD) Dollars() float64 { return float64(n) / 1e9 }
+
+// cost prices tokens at usdPerMTok, rounding up (never under-charge).
+func cost(tokens int64, usdPerMTok float64) NanoUSD {
+	return NanoUSD(math.Ceil(float64(tokens) * usdPerMTok * 1e3))
+}
+
+// Spec describes a grant to create. Every budget must be positive: there is
+// no "unlimited" (notes/gate.md §4: a null budget must not mean unchecked).
+type Spec struct {
+	Provider Provider
+	Model    string // exact model id the requests must name
+	Job      string
+	TTL      time.Duration
+	// Secret references the real provider credential, resolved per
+	// forwarded request.
+	Secret secret.Ref
+
+	MaxRequests int64
+	MaxTokens   int64   // input + output tokens, all classes
+	MaxSpend    NanoUSD // priced with the catalog, else Price
+
+	// Price is used when the catalog lacks the model; nil with no catalog
+	// entry refuses the grant.
+	Price *Price
+	// OutputCeiling bounds the output reserved for a request that names no
+	// max_tokens / max_output_tokens (0 = 128000).
+	OutputCeiling int64
+}
+
+var modelID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/\[\]-]{0,127}$`)
+var jobID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+
+func (s Spec) validate() error {
+	bad := func(reason, msg string) error { return fault.New(fault.InvalidInput, reason, msg) }
+	switch {
+	case s.Provider != Anthropic && s.Provider != OpenAI:
+		return bad("gate.provider", "unknown provider")
+	case !modelID.MatchString(s.Model):
+		return bad("gate.model", "model must be an exact model id")
+	case !jobID.MatchString(s.Job):
+		return bad("gate.job", "job id must match [A-Za-z0-9._:-]{1,128}")
+	case s.TTL <= 0 || s.TTL > 7*24*time.Hour:
+		return bad("gate.ttl", "ttl must be between 1ns and 7 days")
+	case s.Secret.IsZero():
+		return bad("gate.secret", "a secret reference (env:NAME or file:/path) is required")
+	case s.MaxRequests <= 0 || s.MaxTokens <= 0 || s.MaxSpend <= 0:
+		return bad("gate.budget", "request, token and spend budgets must all be positive")
+	case s.OutputCeiling < 0:
+		return bad("gate.ceiling", "output ceiling must not be negative")
+	}
+	return nil
+}
+
+// Grant is a grant's stored binding and counters, as [Gate.Inspect]
+// returns it. It never holds the phantom credential or the real one.
+type Grant struct {
+	ID        string    `json:"id"`
+	Provider  Provider  `json:"provider"`
+	Model     string    `json:"model"`
+	Job       string    `json:"job"`
+	SecretRef string    `json:"secret_ref"`
+	State     State     `json:"state"`
+	Created   time.Time `json:"created"`
+	Expires   time.Time `json:"expires"`
+	Price     Price     `json:"price"`
+	Ceiling   int64     `json:"output_ceiling"`
+	Limits    Counters  `json:"limits"`
+	Used      Counters  `json:"used"`
+	Reserved  Counters  `json:"reserved"`
+}
+
+// Counters are request, token and spend amounts.
+type Counters struct {
+	Requests int64   `json:"requests"`
+	Tokens   int64   `json:"tokens"`
+	Spend    NanoUSD `json:"spend_nano_usd"`
+}

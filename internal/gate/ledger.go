@@ -1,0 +1,134 @@
+package gate
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/coagent8/coagent8/internal/store"
+)
+
+// component is the gate's name in the shared store's schema_versions.
+const component = "gate"
+
+// migrations create the gate's tables. Times are Unix nanoseconds; money is
+// [NanoUSD]. Counters only grow: used_* on settlement, requests on
+// admission; reserved_* go up at admission and back down at settlement.
+var migrations = []store.Migration{{Version: 1, SQL: `
+CREATE TABLE gate_grants (
+	id TEXT PRIMARY KEY,
+	phantom_hash BLOB NOT NULL UNIQUE,
+	provider TEXT NOT NULL, model TEXT NOT NULL, job TEXT NOT NULL,
+	secret_ref TEXT NOT NULL,
+	state TEXT NOT NULL,
+	created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+	price_in REAL NOT NULL, price_out REAL NOT NULL, price_cw REAL NOT NULL, price_cr REAL NOT NULL,
+	out_ceiling INTEGER NOT NULL,
+	max_requests INTEGER NOT NULL, max_tokens INTEGER NOT NULL, max_spend INTEGER NOT NULL,
+	requests INTEGER NOT NULL DEFAULT 0, tokens INTEGER NOT NULL DEFAULT 0, spend INTEGER NOT NULL DEFAULT 0,
+	reserved_tokens INTEGER NOT NULL DEFAULT 0, reserved_spend INTEGER NOT NULL DEFAULT 0,
+	CHECK (requests <= max_requests)
+);
+CREATE TABLE gate_reservations (
+	id INTEGER PRIMARY KEY AUTOINCREMENT,
+	grant_id TEXT NOT NULL REFERENCES gate_grants(id),
+	created_at INTEGER NOT NULL,
+	tokens INTEGER NOT NULL, spend INTEGER NOT NULL,
+	settled_at INTEGER, outcome TEXT, settled_tokens INTEGER, settled_spend INTEGER
+);
+CREATE INDEX gate_reservations_open ON gate_reservations(grant_id) WHERE settled_at IS NULL;
+`}}
+
+// ledger keeps grants and reservations in the shared SQLite database.
+type ledger struct {
+	db *sql.DB
+}
+
+func openLedger(ctx context.Context, db *store.DB) (*ledger, error) {
+	if err := db.Migrate(ctx, component, migrations); err != nil {
+		return nil, err
+	}
+	return &ledger{db: db.SQL()}, nil
+}
+
+func newID() string {
+	b := make([]byte, 12)
+	rand.Read(b)
+	return "g_" + hex.EncodeToString(b)
+}
+
+func (l *ledger) create(ctx context.Context, s Spec, p Price, hash []byte, now time.Time) (string, error) {
+	id := newID()
+	_, err := l.db.ExecContext(ctx, `INSERT INTO gate_grants (id, phantom_hash, provider, model, job,
+		secret_ref, state, created_at, expires_at, price_in, price_out, price_cw, price_cr, out_ceiling,
+		max_requests, max_tokens, max_spend) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		id, hash, s.Provider, s.Model, s.Job, s.Secret.String(), Live, now.UnixNano(), now.Add(s.TTL).UnixNano(),
+		p.InputPerMTok, p.OutputPerMTok, p.CacheWritePerMTok, p.CacheReadPerMTok, s.OutputCeiling,
+		s.MaxRequests, s.MaxTokens, s.MaxSpend)
+	if err != nil {
+		return "", fmt.Errorf("create grant: %w", err)
+	}
+	return id, nil
+}
+
+const grantCols = `id, provider, model, job, secret_ref, state, created_at, expires_at,
+	price_in, price_out, price_cw, price_cr, out_ceiling, max_requests, max_tokens, max_spend,
+	requests, tokens, spend, reserved_tokens, reserved_spend`
+
+func scanGrant(row interface{ Scan(...any) error }) (Grant, error) {
+	var g Grant
+	var created, expires int64
+	err := row.Scan(&g.ID, &g.Provider, &g.Model, &g.Job, &g.SecretRef, &g.State, &created, &expires,
+		&g.Price.InputPerMTok, &g.Price.OutputPerMTok, &g.Price.CacheWritePerMTok, &g.Price.CacheReadPerMTok,
+		&g.Ceiling, &g.Limits.Requests, &g.Limits.Tokens, &g.Limits.Spend,
+		&g.Used.Requests, &g.Used.Tokens, &g.Used.Spend, &g.Reserved.Tokens, &g.Reserved.Spend)
+	g.Created, g.Expires = time.Unix(0, created).UTC(), time.Unix(0, expires).UTC()
+	return g, err
+}
+
+// ErrNoGrant reports an unknown grant id or phantom credential.
+var ErrNoGrant = errors.New("no such grant")
+
+func (l *ledger) get(ctx context.Context, id string) (Grant, error) {
+	g, err := scanGrant(l.db.QueryRowContext(ctx, `SELECT `+grantCols+` FROM gate_grants WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Grant{}, ErrNoGrant
+	}
+	return g, err
+}
+
+func (l *ledger) byHash(ctx context.Context, hash []byte) (Grant, []byte, error) {
+	var stored []byte
+	row := l.db.QueryRowContext(ctx, `SELECT phantom_hash, `+grantCols+` FROM gate_grants WHERE phantom_hash = ?`, hash)
+	g, err := scanGrant(scanFunc(func(dst ...any) error { return row.Scan(append([]any{&stored}, dst...)...) }))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Grant{}, nil, ErrNoGrant
+	}
+	return g, stored, err
+}
+
+type scanFunc func(...any) error
+
+func (f scanFunc) Scan(dst ...any) error { return f(dst...) }
+
+// setState moves a live grant to state; it reports whether it changed.
+func (l *ledger) setState(ctx context.Context, id string, s State) (bool, error) {
+	res, err := l.db.ExecContext(ctx, `UPDATE gate_grants SET state = ? WHERE id = ? AND state = ?`, s, id, Live)
+	if err != nil {
+		return false, fmt.Errorf("set grant state: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// stillLive reports whether grant id is live and unexpired at now.
+func (l *ledger) stillLive(ctx context.Context, id string, now time.Time) (bool, error) {
+	var n int
+	err := l.db.QueryRowContext(ctx, `SELECT count(*) FROM gate_grants WHERE id = ? AND state = ? AND expires_at > ?`,
+		id, Live, now.UnixNano()).Scan(&n)
+	return n == 1, err
+}

@@ -1,0 +1,94 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log"
+	"sync"
+	"time"
+)
+
+var discardLog = log.New(io.Discard, "", 0)
+
+// meteredBody passes an upstream body through to the client while the
+// meter watches it, and settles the reservation exactly once.
+type meteredBody struct {
+	rc   io.ReadCloser
+	g    *Gate
+	a    *admission
+	m    meter
+	eof  bool
+	once sync.Once
+}
+
+func (b *meteredBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	b.m.write(p[:n])
+	if err == io.EOF {
+		b.eof = true
+	}
+	return n, err
+}
+
+// Close is called by the proxy when the copy ends: at EOF, on a cut, or
+// when the client went away. In the last case the provider still bills the
+// whole generation, so the gate keeps reading to the usage report in the
+// background (bounded by MaxDrains and DrainTimeout).
+func (b *meteredBody) Close() error {
+	if b.eof || b.a.ctx.Err() != nil || b.m.final {
+		b.finish()
+		return nil
+	}
+	select {
+	case b.g.drains <- struct{}{}:
+		go b.drain()
+	default:
+		b.finish() // too many drains: charge the reservation now
+	}
+	return nil
+}
+
+func (b *meteredBody) drain() {
+	defer func() { <-b.g.drains }()
+	t := time.AfterFunc(b.g.opts.DrainTimeout, func() { b.a.flight.cancel(errors.New("drain timeout")) })
+	defer t.Stop()
+	buf := make([]byte, 32<<10)
+	for !b.m.final {
+		if _, err := b.Read(buf); err != nil {
+			break
+		}
+	}
+	b.finish()
+}
+
+// finish closes upstream and settles: the provider's terminal usage when
+// seen, else the full reservation.
+func (b *meteredBody) finish() {
+	b.once.Do(func() {
+		b.rc.Close()
+		b.m.close()
+		charge, out := b.charge()
+		b.g.settle(b.a, charge, out)
+		b.a.done()
+	})
+}
+
+func (b *meteredBody) charge() (Amount, Outcome) {
+	a := b.a
+	if !a.route.Metered {
+		return Amount{}, OutcomeUsage
+	}
+	if b.m.final {
+		u := b.m.usage
+		amt := Amount{Tokens: u.Tokens(), Spend: u.Cost(a.grant.Price)}
+		if amt.Tokens > a.reserved.Tokens || amt.Spend > a.reserved.Spend {
+			return amt, OutcomeOverdrawn
+		}
+		return amt, OutcomeUsage
+	}
+	if errors.Is(context.Cause(a.ctx), errCut) || a.ctx.Err() != nil {
+		return a.reserved, OutcomeCut
+	}
+	return a.reserved, OutcomeNoUsage
+}

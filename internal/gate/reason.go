@@ -1,0 +1,48 @@
+package gate
+
+// Decision reasons. Each is the Reason of the security event and the code
+// in the client's error body; tests assert them.
+const (
+	ReasonAdmitted       = "admitted"
+	ReasonHello          = "route.hello"        // HEAD /api/hello answered locally
+	ReasonRoute          = "route.not_admitted" // method/path outside the allowlist
+	ReasonPathForm       = "route.path_form"    // encoded, unclean or oversized path
+	ReasonUpgrade        = "route.upgrade"      // WebSocket/any Upgrade refused
+	ReasonNoCredential   = "credential.missing"
+	ReasonAmbiguous      = "credential.ambiguous" // two different credentials
+	ReasonRealKey        = "credential.provider_key"
+	ReasonUnknownGrant   = "credential.unknown"
+	ReasonProvider       = "grant.provider"
+	ReasonJob            = "grant.job"
+	ReasonModel          = "grant.model"
+	ReasonExpired        = "grant.expired"
+	ReasonRevoked        = "grant.revoked"
+	ReasonSettled        = "grant.settled"
+	ReasonBody           = "request.body"
+	ReasonBudgetRequests = "budget.requests"
+	ReasonBudgetTokens   = "budget.tokens"
+	ReasonBudgetSpend    = "budget.spend"
+	ReasonSecret         = "secret.binding_failed"
+	ReasonUpstream       = "upstream.error"
+	ReasonUnavailable    = "gate.unavailable" // ledger failure: fail closed
+)
+
+// status maps a denial reason to the HTTP status the client sees: budget
+// exhaustion is 429, an unusable credential 401, anything else 403.
+func status(reason string) int {
+	switch reason {
+	case ReasonBudgetRequests, ReasonBudgetTokens, ReasonBudgetSpend:
+		return 429
+	case ReasonNoCredential, ReasonAmbiguous, ReasonRealKey, ReasonUnknownGrant:
+		return 401
+	case ReasonRoute:
+		return 404
+	case ReasonBody:
+		return 400
+	case ReasonSecret, ReasonUpstream:
+		return 502
+	case ReasonUnavailable:
+		return 503
+	}
+	return 403
+}

@@ -1,0 +1,72 @@
+package gate
+
+import (
+	"net/http"
+	"path"
+	"strings"
+)
+
+// Route is one admitted method and path of a provider.
+type Route struct {
+	Provider Provider
+	Method   string
+	Path     string
+	// Metered routes carry a model and are reserved and settled; unmetered
+	// ones (token counting, model listing) still need a live grant of the
+	// provider but consume no budget.
+	Metered bool
+}
+
+// routes is the complete allowlist (requirements §1.13 project decision;
+// notes/gate.md §2). Paths are matched exactly on the parsed path; the
+// query is ignored for matching and forwarded as sent (Claude Code's
+// ?beta=true).
+var routes = []Route{
+	{Anthropic, http.MethodPost, "/v1/messages", true},
+	{Anthropic, http.MethodPost, "/v1/messages/count_tokens", false},
+	{OpenAI, http.MethodPost, "/v1/responses", true},
+	{OpenAI, http.MethodPost, "/v1/responses/compact", true},
+	{OpenAI, http.MethodGet, "/v1/models", false},
+}
+
+// Routes returns a copy of the allowlist.
+func Routes() []Route { return append([]Route(nil), routes...) }
+
+// matchRoute returns the admitted route for r, or a denial reason. The path
+// must be in canonical form: no percent-encoding, no dot segments, no
+// doubled slashes, so what is matched is exactly what is forwarded.
+func matchRoute(r *http.Request) (Route, string) {
+	p := r.URL.Path
+	if len(p) > 256 || r.URL.RawPath != "" || strings.Contains(r.URL.EscapedPath(), "%") || path.Clean(p) != p {
+		return Route{}, ReasonPathForm
+	}
+	for _, rt := range routes {
+		if rt.Method == r.Method && rt.Path == p {
+			return rt, ""
+		}
+	}
+	return Route{}, ReasonRoute
+}
+
+// isHello reports whether r is Claude Code's connectivity probe, which the
+// gate answers itself without a credential or upstream contact.
+func isHello(r *http.Request) bool {
+	return (r.Method == http.MethodHead || r.Method == http.MethodGet) && r.URL.Path == "/api/hello"
+}
+
+// isUpgrade reports whether r asks for a protocol switch (WebSocket).
+// Refusing it makes Codex fall back to HTTP streaming.
+func isUpgrade(r *http.Request) bool {
+	return r.Header.Get("Upgrade") != "" || headerHasToken(r.Header, "Connection", "upgrade") || r.Method == http.MethodConnect
+}
+
+func headerHasToken(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for _, t := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}

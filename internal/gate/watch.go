@@ -1,0 +1,79 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// flight is one forwarded exchange whose stream can be cut.
+type flight struct {
+	grant  string
+	cancel context.CancelCauseFunc
+}
+
+// errCut is the cancellation cause of a stream cut by revocation, expiry or
+// settlement of its grant.
+var errCut = errors.New("grant no longer live")
+
+func (g *Gate) addFlight(f *flight) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	set := g.flights[f.grant]
+	if set == nil {
+		set = map[*flight]struct{}{}
+		g.flights[f.grant] = set
+	}
+	set[f] = struct{}{}
+}
+
+func (g *Gate) dropFlight(f *flight) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.flights[f.grant], f)
+	if len(g.flights[f.grant]) == 0 {
+		delete(g.flights, f.grant)
+	}
+}
+
+// cutGrant cancels every stream of grant id.
+func (g *Gate) cutGrant(id string, cause error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for f := range g.flights[id] {
+		f.cancel(errors.Join(errCut, cause))
+	}
+}
+
+// watch re-reads, every WatchInterval, the grants that have streams in
+// flight and cuts those no longer live: revocation by another process
+// (coagent8 gate revoke) thus takes effect within about one interval
+// (notes/gate.md §5: no cached "valid" outlives one request).
+func (g *Gate) watch(ctx context.Context) {
+	defer close(g.done)
+	t := time.NewTicker(g.opts.WatchInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			g.sweep(ctx)
+		}
+	}
+}
+
+func (g *Gate) sweep(ctx context.Context) {
+	g.mu.Lock()
+	ids := make([]string, 0, len(g.flights))
+	for id := range g.flights {
+		ids = append(ids, id)
+	}
+	g.mu.Unlock()
+	for _, id := range ids {
+		live, err := g.ledger.stillLive(ctx, id, g.opts.Now())
+		if err == nil && !live {
+			g.cutGrant(id, errors.New("revoked or expired"))
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package secret
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/coagent8/coagent8/internal/config"
+)
+
+// Ref is a reference to a secret: "env:NAME" (an environment variable of
+// the resolving process) or "file:/abs/path" (the whole file, one trailing
+// newline trimmed). It holds no secret and is safe to store and print.
+type Ref struct {
+	kind string // "env" or "file"
+	name string
+}
+
+// ErrLiteral reports a reference that is a literal secret value instead of
+// a reference (R-100).
+var ErrLiteral = errors.New("secret reference must be env:NAME or file:/path, not a literal value")
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+
+// ParseRef parses s. It returns [ErrLiteral] for anything that is not a
+// well-formed reference; the error never quotes s, which may be a secret.
+func ParseRef(s string) (Ref, error) {
+	kind, name, ok := strings.Cut(s, ":")
+	switch {
+	case ok && kind == "env" && envName.MatchString(name):
+		return Ref{kind: kind, name: name}, nil
+	case ok && kind == "file" && filepath.IsAbs(name) && filepath.Clean(name) == name:
+		return Ref{kind: kind, name: name}, nil
+	}
+	return Ref{}, ErrLiteral
+}
+
+// String returns the reference in its parseable form.
+func (r Ref) String() string {
+	if r.kind == "" {
+		return ""
+	}
+	return r.kind + ":" + r.name
+}
+
+// IsZero reports whether r is the zero Ref.
+func (r Ref) IsZero() bool { return r.kind == "" }
+
+// Resolver resolves references against one environment snapshot and the
+// file system. The zero value resolves env references to "unset".
+type Resolver struct {
+	Env config.Env
+}
+
+// BindingError reports a reference that could not be resolved. Its message
+// names the reference, never a value (R-104).
+type BindingError struct {
+	Ref Ref
+	Err error
+}
+
+func (e *BindingError) Error() string { return fmt.Sprintf("resolve secret %s: %v", e.Ref, e.Err) }
+func (e *BindingError) Unwrap() error { return e.Err }
+
+// Resolve returns the secret r names. An unset or empty variable, or an
+// unreadable or empty file, is a *[BindingError].
+func (res Resolver) Resolve(r Ref) (Value, error) {
+	var s string
+	switch r.kind {
+	case "env":
+		s = res.Env.Get(r.name)
+	case "file":
+		b, err := os.ReadFile(r.name)
+		if err != nil {
+			return Value{}, &BindingError{Ref: r, Err: errors.New("file unreadable")}
+		}
+		s = strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+	default:
+		return Value{}, &BindingError{Ref: r, Err: errors.New("empty reference")}
+	}
+	if s == "" {
+		return Value{}, &BindingError{Ref: r, Err: errors.New("empty or unset")}
+	}
+	return New(s), nil
+}

@@ -1,0 +1,62 @@
+// Package secret holds credential values that redact themselves, and the
+// references (never the values) that configuration stores (R-100, R-102).
+//
+// # Security model
+//
+// A [Value] prints as a placeholder through every formatting path Go offers
+// (fmt verbs, JSON, text marshalling, slog); the plaintext is reachable only
+// through [Value.Reveal], so each place that handles the plaintext is
+// greppable. Values compare in constant time ([Value.Equal]).
+//
+// A [Ref] names where a secret lives ("env:NAME" or "file:/abs/path"); it is
+// safe to store, print and log. [Resolver] turns a Ref into a Value at the
+// moment of use.
+package secret
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"log/slog"
+)
+
+// Placeholder is what a [Value] prints as.
+const Placeholder = "[secret]"
+
+// Value is a secret credential. The zero value is an empty secret. Values
+// are not comparable with ==; use [Value.Equal].
+type Value struct {
+	_ [0]func() // incomparable: == would not be constant time
+	b []byte
+}
+
+// New returns a Value holding a copy of s.
+func New(s string) Value { return Value{b: []byte(s)} }
+
+// Reveal returns the plaintext. Call it only where the credential leaves the
+// process on its intended path (e.g. the upstream request header).
+func (v Value) Reveal() string { return string(v.b) }
+
+// IsZero reports whether v holds no secret.
+func (v Value) IsZero() bool { return len(v.b) == 0 }
+
+// Equal reports whether v and w hold the same secret, in time independent
+// of their contents (for equal lengths).
+func (v Value) Equal(w Value) bool { return subtle.ConstantTimeCompare(v.b, w.b) == 1 }
+
+// String returns [Placeholder].
+func (v Value) String() string { return Placeholder }
+
+// GoString returns [Placeholder].
+func (v Value) GoString() string { return Placeholder }
+
+// Format prints [Placeholder] for every verb.
+func (v Value) Format(f fmt.State, _ rune) { f.Write([]byte(Placeholder)) }
+
+// MarshalJSON encodes [Placeholder] as a JSON string.
+func (v Value) MarshalJSON() ([]byte, error) { return []byte(`"` + Placeholder + `"`), nil }
+
+// MarshalText returns [Placeholder].
+func (v Value) MarshalText() ([]byte, error) { return []byte(Placeholder), nil }
+
+// LogValue makes slog print [Placeholder].
+func (v Value) LogValue() slog.Value { return slog.StringValue(Placeholder) }
