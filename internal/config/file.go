@@ -1,0 +1,201 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/policy"
+)
+
+// MaxFileBytes bounds config.json (contract.md §8).
+const MaxFileBytes = 64 << 10
+
+// File is the validated configuration file (~/.coagent8/config.json,
+// path from [Env.ConfigPath]). The zero value is not meaningful; use
+// [LoadFile].
+type File struct {
+	// SchemaVersion is 1.
+	SchemaVersion int
+	// DefaultBackend is "", "codex", "claude", "agy", "gemini" or
+	// "smart_quota" ("" = JSON null or absent).
+	DefaultBackend string
+	// RoutingStrategy is "fixed" (default) or "smart_quota".
+	RoutingStrategy string
+	// AllowedBackends lists routing.allowedBackends; nil = all.
+	AllowedBackends []string
+	// ToolProfile is "canonical" (default) or "compact".
+	ToolProfile string
+	// Governance holds the user's model rules and price limits.
+	// When GovernanceErr is non-nil it is the zero Rules, which asks for
+	// every model; callers must refuse turns instead.
+	Governance policy.Rules
+
+	governanceErr error
+}
+
+// GovernanceErr returns nil if the governance section is usable, else a
+// POLICY_DENIED *fault.Error (reason config.governance_invalid, detail
+// "key") that every turn must return until the user fixes the file.
+// Tools still list: only turns are refused.
+func (f File) GovernanceErr() error { return f.governanceErr }
+
+func defaultFile() File {
+	return File{SchemaVersion: 1, RoutingStrategy: "fixed", ToolProfile: "canonical", Governance: policy.DefaultRules()}
+}
+
+// LoadFile reads and validates the configuration at path. It always returns
+// a usable File: a missing file gives the defaults and no error. Any other
+// problem is returned as an error for logs and doctor, and the affected keys
+// keep their defaults — except governance, which is never defaulted: an
+// unreadable or malformed file, or an invalid governance section, sets
+// [File.GovernanceErr] so turns fail closed while the server stays up
+// (AUD-P2-11, R-035).
+func LoadFile(path string) (File, error) {
+	f := defaultFile()
+	b, err := readConfig(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, nil
+	}
+	var top map[string]json.RawMessage
+	if err == nil {
+		err = strictUnmarshal(b, &top)
+		if err == nil && top == nil {
+			err = errors.New("null")
+		}
+		if err != nil {
+			err = fmt.Errorf("config: not a JSON object: %w", err)
+		}
+	}
+	if err != nil {
+		f.Governance = policy.Rules{}
+		f.governanceErr = governanceFault("config", "the configuration file cannot be used", err)
+		return f, err
+	}
+	return f, f.parse(top)
+}
+
+func readConfig(path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	if len(b) > MaxFileBytes {
+		return nil, fmt.Errorf("config file larger than %d bytes", MaxFileBytes)
+	}
+	return b, nil
+}
+
+// parse fills f from the top-level object. A governance problem sets
+// f.governanceErr and is also returned; problems with other keys only reset
+// those keys.
+func (f *File) parse(top map[string]json.RawMessage) error {
+	var errs []error
+	for _, step := range []func(map[string]json.RawMessage) error{f.parseBasics, f.parseRouting, f.parseGovernance} {
+		errs = append(errs, step(top))
+	}
+	return errors.Join(errs...)
+}
+
+// strictUnmarshal decodes one JSON value with numbers kept as json.Number
+// and no trailing data.
+func strictUnmarshal(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+func (f *File) parseBasics(top map[string]json.RawMessage) error {
+	var errs []error
+	if raw, ok := top["schemaVersion"]; ok {
+		var n json.Number
+		if strictUnmarshal(raw, &n) != nil || n.String() != "1" {
+			errs = append(errs, keyErr("schemaVersion", "must be 1"))
+		}
+	}
+	errs = append(errs,
+		enumKey(top, "defaultBackend", &f.DefaultBackend, true, "codex", "claude", "agy", "gemini", "smart_quota"),
+		enumKey(top, "toolProfile", &f.ToolProfile, false, "canonical", "compact"))
+	return errors.Join(errs...)
+}
+
+// enumKey sets *dst from top[key] if it is one of allowed (or null when
+// nullable); otherwise *dst keeps its default and an error names the key.
+func enumKey(top map[string]json.RawMessage, key string, dst *string, nullable bool, allowed ...string) error {
+	raw, ok := top[key]
+	if !ok || (nullable && string(bytes.TrimSpace(raw)) == "null") {
+		return nil
+	}
+	var s string
+	if strictUnmarshal(raw, &s) != nil || !slices.Contains(allowed, s) {
+		return keyErr(key, fmt.Sprintf("must be one of %v", allowed))
+	}
+	*dst = s
+	return nil
+}
+
+func (f *File) parseRouting(top map[string]json.RawMessage) error {
+	raw, ok := top["routing"]
+	if !ok {
+		return nil
+	}
+	var r map[string]json.RawMessage
+	if strictUnmarshal(raw, &r) != nil {
+		return keyErr("routing", "must be an object")
+	}
+	err := enumKey(r, "strategy", &f.RoutingStrategy, false, "fixed", "smart_quota")
+	if raw, ok := r["allowedBackends"]; ok {
+		var list []string
+		if strictUnmarshal(raw, &list) != nil || !allIn(list, "codex", "claude", "agy", "gemini") {
+			return errors.Join(err, keyErr("routing.allowedBackends", "must be a list of codex, claude, agy, gemini"))
+		}
+		f.AllowedBackends = list
+	}
+	if err != nil {
+		return fmt.Errorf("routing.%w", err)
+	}
+	return nil
+}
+
+func allIn(list []string, allowed ...string) bool {
+	for _, s := range list {
+		if !slices.Contains(allowed, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// KeyError names the configuration key whose value is invalid.
+type KeyError struct {
+	Key     string
+	Problem string
+}
+
+func (e *KeyError) Error() string { return e.Key + ": " + e.Problem }
+
+func keyErr(key, problem string) error { return &KeyError{Key: key, Problem: problem} }
+
+// governanceFault builds the POLICY_DENIED error that refuses turns while
+// the governance section is unusable.
+func governanceFault(key, problem string, cause error) *fault.Error {
+	return fault.Wrap(fault.PolicyDenied, "config.governance_invalid",
+		fmt.Sprintf("turns are refused until the configuration is fixed: %s: %s", key, problem), cause).With("key", key)
+}

@@ -1,0 +1,144 @@
+package config
+
+import (
+	"errors"
+	"math/big"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/coagent8/coagent8/internal/fault"
+)
+
+func writeConfig(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadFileDefaults(t *testing.T) {
+	f, err := LoadFile(filepath.Join(t.TempDir(), "missing.json"))
+	if err != nil || f.GovernanceErr() != nil {
+		t.Fatalf("missing file: err %v, governance %v", err, f.GovernanceErr())
+	}
+	// R-027: empty config → limits 20 and 2.
+	if f.Governance.AskAbovePrice().Cmp(big.NewRat(20, 1)) != 0 || f.Governance.PriceMultiplier().Cmp(big.NewRat(2, 1)) != 0 {
+		t.Errorf("default limits = %v, %v", f.Governance.AskAbovePrice(), f.Governance.PriceMultiplier())
+	}
+	if f.SchemaVersion != 1 || f.RoutingStrategy != "fixed" || f.ToolProfile != "canonical" || f.DefaultBackend != "" {
+		t.Errorf("defaults = %+v", f)
+	}
+}
+
+func TestLoadFileOriginalKeys(t *testing.T) {
+	p := writeConfig(t, `{"schemaVersion":1,"defaultBackend":"codex","routing":{"strategy":"smart_quota","allowedBackends":["codex","claude"]},
+		"toolProfile":"compact","somethingElse":{"x":1},
+		"governance":{"models":{"allow":["gpt-5"],"ask":["claude-opus-4.6"],"deny":["o3"]},"askAbovePrice":12.5,"priceMultiplier":1.5}}`)
+	f, err := LoadFile(p)
+	if err != nil || f.GovernanceErr() != nil {
+		t.Fatalf("LoadFile: %v / %v", err, f.GovernanceErr())
+	}
+	allow, ask, deny := f.Governance.Lists()
+	got := []any{f.DefaultBackend, f.RoutingStrategy, f.AllowedBackends, f.ToolProfile, allow, ask, deny,
+		f.Governance.AskAbovePrice().RatString(), f.Governance.PriceMultiplier().RatString()}
+	want := []any{"codex", "smart_quota", []string{"codex", "claude"}, "compact", []string{"gpt-5"},
+		[]string{"claude-opus-4.6"}, []string{"o3"}, "25/2", "3/2"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("LoadFile (-want +got):\n%s", diff)
+	}
+	if f2, _ := LoadFile(writeConfig(t, `{"defaultBackend":null}`)); f2.DefaultBackend != "" {
+		t.Errorf("null defaultBackend = %q", f2.DefaultBackend)
+	}
+}
+
+// TestLoadFileBadGovernance covers R-035: each malformed governance section
+// refuses turns with POLICY_DENIED naming the key; nothing is defaulted.
+func TestLoadFileBadGovernance(t *testing.T) {
+	tests := []struct{ body, key string }{
+		{`{"governance":{"askAbovePrice":-1}}`, "governance.askAbovePrice"},
+		{`{"governance":{"askAbovePrice":"20"}}`, "governance.askAbovePrice"},
+		{`{"governance":{"askAbovePrice":"cheap"}}`, "governance.askAbovePrice"},
+		{`{"governance":{"askAbovePrice":null}}`, "governance.askAbovePrice"},
+		{`{"governance":{"askAbovePrice":1e999999999}}`, "governance.askAbovePrice"},
+		{`{"governance":{"priceMultiplier":0}}`, "governance.priceMultiplier"},
+		{`{"governance":{"priceMultiplier":-2}}`, "governance.priceMultiplier"},
+		{`{"governance":{"models":{"block":["x"]}}}`, "governance.models.block"},
+		{`{"governance":{"models":{"allow":"gpt-5"}}}`, "governance.models.allow"},
+		{`{"governance":{"models":{"deny":[1]}}}`, "governance.models.deny"},
+		{`{"governance":{"models":{"deny":["ok","--yolo"]}}}`, "governance.models.deny[1]"},
+		{`{"governance":{"models":[]}}`, "governance.models"},
+		{`{"governance":{"askAbove":20}}`, "governance.askAbove"},
+		{`{"governance":[]}`, "governance"},
+		{`{"governance":`, "config"},
+		{`[1,2]`, "config"},
+		{`{"a":1} {"b":2}`, "config"},
+	}
+	for _, tt := range tests {
+		f, err := LoadFile(writeConfig(t, tt.body))
+		if err == nil {
+			t.Errorf("LoadFile(%s): no error", tt.body)
+		}
+		var fe *fault.Error
+		if !errors.As(f.GovernanceErr(), &fe) || fe.Code != fault.PolicyDenied || fe.Reason != "config.governance_invalid" {
+			t.Errorf("LoadFile(%s).GovernanceErr() = %v, want POLICY_DENIED config.governance_invalid", tt.body, f.GovernanceErr())
+			continue
+		}
+		if fe.Details["key"] != tt.key {
+			t.Errorf("LoadFile(%s) key = %q, want %q", tt.body, fe.Details["key"], tt.key)
+		}
+		if f.Governance.AskAbovePrice() != nil {
+			t.Errorf("LoadFile(%s) kept default limits despite the error", tt.body)
+		}
+	}
+}
+
+// TestLoadFileBadOtherKeys: an invalid non-governance key is reported and
+// defaulted, and turns still run.
+func TestLoadFileBadOtherKeys(t *testing.T) {
+	f, err := LoadFile(writeConfig(t, `{"schemaVersion":2,"toolProfile":"huge","routing":{"allowedBackends":["x"]},"defaultBackend":7}`))
+	var ke *KeyError
+	if !errors.As(err, &ke) {
+		t.Fatalf("err = %v, want a KeyError", err)
+	}
+	if f.GovernanceErr() != nil || f.ToolProfile != "canonical" || f.AllowedBackends != nil {
+		t.Errorf("File = %+v, governance %v", f, f.GovernanceErr())
+	}
+}
+
+func TestLoadFileUnreadable(t *testing.T) {
+	if runtime.GOOS == "windows" || os.Geteuid() == 0 {
+		// Permission bits do not stop root; a directory is unreadable as a file for everyone.
+		p := t.TempDir()
+		f, err := LoadFile(p)
+		if err == nil || f.GovernanceErr() == nil {
+			t.Errorf("directory as config: err %v, governance %v", err, f.GovernanceErr())
+		}
+		return
+	}
+	p := writeConfig(t, `{}`)
+	if err := os.Chmod(p, 0); err != nil {
+		t.Fatal(err)
+	}
+	f, err := LoadFile(p)
+	if err == nil || f.GovernanceErr() == nil {
+		t.Errorf("unreadable config: err %v, governance %v", err, f.GovernanceErr())
+	}
+}
+
+func TestLoadFileTooLarge(t *testing.T) {
+	big := make([]byte, MaxFileBytes+10)
+	for i := range big {
+		big[i] = ' '
+	}
+	copy(big, "{}")
+	f, err := LoadFile(writeConfig(t, string(big)))
+	if err == nil || f.GovernanceErr() == nil {
+		t.Errorf("oversize config accepted")
+	}
+}
