@@ -54,7 +54,7 @@ func (b *meteredBody) drain() {
 	t := time.AfterFunc(b.g.opts.DrainTimeout, func() { b.a.flight.cancel(errors.New("drain timeout")) })
 	defer t.Stop()
 	buf := make([]byte, 32<<10)
-	for !b.m.final {
+	for { // to EOF, not just the usage event, so the connection is reusable
 		if _, err := b.Read(buf); err != nil {
 			break
 		}

@@ -93,7 +93,7 @@ func credentialOf(apiKey, authorization string) (cred string, ok bool) {
 	case apiKey != "":
 		return apiKey, true
 	}
-	return bearer, bearer != ""
+	return bearer, true
 }
 
 // looksLikeProviderKey reports whether cred has the shape of a real provider
