@@ -137,7 +137,7 @@ func TestCollectUncommitted(t *testing.T) {
 		t.Errorf("Omitted (-want +got):\n%s", diff)
 	}
 	contains(t, s.Text, "  dist/app.js\n", "  blob.bin\n", "  big.txt (larger than 256 KiB)\n")
-	contains(t, s.Text, "--- a/a.go") // unified=1 keeps a one-line context
+	contains(t, s.Text, "--- a/a.go")   // unified=1 keeps a one-line context
 	absent(t, s.Text, "\n package a\n") // not three lines of context
 }
 
