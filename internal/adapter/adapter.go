@@ -161,3 +161,20 @@ func ValidEffort(e string) error {
 	}
 	return nil
 }
+
+// Resolution is the outcome of a metadata-only profile check.
+type Resolution struct {
+	// Model is the concrete model the CLI reports it would run for the
+	// requested id or alias ("" request = its default).
+	Model string `json:"model"`
+	// Verified summarises the verified profile report.
+	Verified string `json:"verified"`
+}
+
+// Resolver is implemented by backends that can verify their read-only
+// profile and resolve the concrete model without sending a prompt (seed
+// 000 §2 allows such metadata-only probes before consent). Doctor and
+// governance use it.
+type Resolver interface {
+	Resolve(ctx context.Context, workspace, model string) (Resolution, error)
+}

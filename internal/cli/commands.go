@@ -6,5 +6,8 @@ import "github.com/spf13/cobra"
 func subcommands(a *app) []*cobra.Command {
 	return []*cobra.Command{
 		newServeCmd(a),
+		newConsultCmd(a),
+		newDoctorCmd(a),
+		newGateCmd(a),
 	}
 }

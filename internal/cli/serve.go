@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
@@ -17,6 +18,21 @@ func newServeCmd(a *app) *cobra.Command {
 	}
 }
 
+// serve runs the MCP server on stdin/stdout until the client disconnects
+// (stdin EOF) or a signal cancels ctx; running turns are cancelled, which
+// tears their process trees down.
 func (a *app) serve(ctx context.Context) error {
-	return nil // wired in the MCP server commit
+	st, err := a.build(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	t := &mcp.IOTransport{Reader: nopCloser{a.io.In}, Writer: nopWriteCloser{a.io.Out}}
+	err = st.server.MCP().Run(ctx, t)
+	if ctx.Err() != nil {
+		return nil // shutdown by signal
+	}
+	return err
 }

@@ -234,3 +234,20 @@ func (f *fake) write(t *testing.T) {
 func (f *fake) started() bool { _, err := os.Stat(filepath.Join(f.dir, "started")); return err == nil }
 
 func envAllowForTest(b *Backend) { b.testOnlyAllow = []string{"FAKE_CLAUDE_*"} }
+
+func TestResolveVerifiesWithoutModelRequest(t *testing.T) {
+	dbl := providertest.NewAnthropic(t, providertest.Options{})
+	b := New(realEnv(t, dbl.URL(), true), Options{APIKeyBilling: true})
+	res, err := b.Resolve(context.Background(), t.TempDir(), "haiku")
+	if err != nil {
+		t.Fatalf("Resolve: %v", err)
+	}
+	if !strings.HasPrefix(res.Model, "claude-haiku") || !strings.Contains(res.Verified, "dontAsk") {
+		t.Fatalf("resolution = %+v", res)
+	}
+	for _, r := range dbl.Requests() {
+		if strings.HasPrefix(r.Path, "/v1/messages") {
+			t.Fatalf("probe sent a model request: %s", r.Path)
+		}
+	}
+}

@@ -26,7 +26,10 @@ type cacheKey struct {
 	mtime time.Time
 }
 
-const probeTTL = 10 * time.Minute
+const (
+	probeTTL      = 10 * time.Minute
+	probeDeadline = 20 * time.Second
+)
 
 type binary struct {
 	path    string

@@ -1,0 +1,75 @@
+package jsonrpc
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// read dispatches records until r ends, then fails every pending call.
+func (c *Conn) read(r Reader) {
+	var err error
+	for {
+		var rec []byte
+		if rec, err = r.Next(); err != nil {
+			break
+		}
+		if c.onLine != nil {
+			c.onLine()
+		}
+		if err = c.dispatch(rec); err != nil {
+			break
+		}
+	}
+	c.mu.Lock()
+	c.err = err
+	c.mu.Unlock()
+	close(c.done)
+}
+
+// dispatch routes one record. A record that is not a JSON-RPC object ends
+// the connection: the peer is out of protocol and nothing after it can be
+// trusted.
+func (c *Conn) dispatch(rec []byte) error {
+	var m message
+	if err := json.Unmarshal(rec, &m); err != nil {
+		return fmt.Errorf("malformed record: %w", err)
+	}
+	switch {
+	case m.isResponse():
+		c.deliver(&m)
+	case m.isNotification():
+		c.h.Notification(m.Method, m.Params)
+	case m.isRequest():
+		c.answer(&m)
+	default:
+		return fmt.Errorf("record is neither request, response nor notification")
+	}
+	return nil
+}
+
+func (c *Conn) deliver(m *message) {
+	c.mu.Lock()
+	ch := c.pending[string(m.ID)]
+	c.mu.Unlock()
+	if ch != nil {
+		ch <- m // buffered 1; a late or duplicate answer is dropped below
+		c.unregister(string(m.ID))
+	}
+}
+
+// answer sends exactly one response to a server request. A write error
+// is ignored: the peer has gone and the read side will notice.
+func (c *Conn) answer(m *message) {
+	result, rerr := c.h.Request(m.Method, m.Params)
+	out := message{JSONRPC: "2.0", ID: m.ID}
+	if rerr != nil {
+		out.Error = rerr
+	} else {
+		b, err := json.Marshal(result)
+		if err != nil || result == nil {
+			b = []byte("{}")
+		}
+		out.Result = b
+	}
+	_ = c.write(out)
+}

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/coagent8/coagent8/internal/adapter"
+	"github.com/coagent8/coagent8/internal/adapter/claude"
+	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/mcpserver"
+	"github.com/coagent8/coagent8/internal/redact"
+	"github.com/coagent8/coagent8/internal/turn"
+)
+
+// stack is everything a serve or a one-shot command needs, built once.
+type stack struct {
+	server *mcpserver.Server
+	runner *turn.Runner
+	events event.Sink
+	log    *slog.Logger
+	close  func()
+}
+
+// build wires backends, the runner and the MCP server from the
+// environment. It never fails for a missing CLI: that is reported per
+// call and by doctor.
+func (a *app) build(ctx context.Context) (*stack, error) {
+	log := a.logger()
+	events, closeEvents := a.eventSink(log)
+	runner, err := turn.New(turn.Options{Env: a.env, Backends: a.backends(), Events: events})
+	if err != nil {
+		closeEvents()
+		return nil, err
+	}
+	srv, err := mcpserver.New(mcpserver.Options{Env: a.env, Runner: runner, Profile: a.toolProfile(), Logger: log})
+	if err != nil {
+		closeEvents()
+		return nil, err
+	}
+	return &stack{server: srv, runner: runner, events: events, log: log, close: closeEvents}, nil
+}
+
+func (a *app) backends() []adapter.Backend {
+	return []adapter.Backend{
+		claude.New(a.env, claude.Options{APIKeyBilling: a.apiKeyBilling("claude")}),
+	}
+}
+
+// logger writes diagnostics to stderr (never stdout: that is the MCP
+// channel) through the diagnostic redactor.
+func (a *app) logger() *slog.Logger {
+	level := slog.LevelInfo
+	if a.env.Get("COAGENT8_DEBUG") != "" {
+		level = slog.LevelDebug
+	}
+	w := recordWriter{red: redact.NewDiagnostic(a.env.Home()), w: a.io.Err}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// eventSink opens the security event log in the state directory. If it
+// cannot be opened, events go to the diagnostic log instead and the
+// problem is logged; refusals still refuse.
+func (a *app) eventSink(log *slog.Logger) (event.Sink, func()) {
+	path := filepath.Join(a.env.StateDir(), "events.jsonl")
+	fs, err := event.OpenFile(path, redact.NewDiagnostic(a.env.Home()))
+	if err != nil {
+		log.Warn("security event log unavailable; events go to stderr", "path", path, "error", err.Error())
+		return logSink{log}, func() {}
+	}
+	return fs, func() { fs.Close() }
+}
+
+type logSink struct{ log *slog.Logger }
+
+func (l logSink) Record(e event.Event) error {
+	l.log.Warn("security event", "type", e.Type, "code", e.Code, "reason", e.Reason, "backend", e.Backend, "model", e.Model, "rule", e.Rule)
+	return nil
+}
+
+func (a *app) toolProfile() string {
+	for _, k := range []string{"COAGENT8_TOOL_PROFILE", "coagent8_TOOL_PROFILE"} {
+		if v := a.env.Get(k); v != "" {
+			return v
+		}
+	}
+	return "canonical"
+}
+
+// apiKeyBilling reports whether the user opted into API-key billing for a
+// backend (COAGENT8_API_KEY_BILLING=claude,codex): only then does the
+// provider API key reach that CLI.
+func (a *app) apiKeyBilling(backend string) bool {
+	for _, b := range splitList(a.env.Get("COAGENT8_API_KEY_BILLING")) {
+		if b == backend || b == "all" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,127 @@
+// Package doctor reports measured facts about this installation: each
+// backend's CLI path, version, login state (metadata probes only: no
+// prompt is ever sent), the result of a metadata-only profile
+// verification where the backend supports one, and how backend process
+// trees are contained on this host. Nothing here is a hard-coded claim
+// (contract.md §5 fixed: report measured facts instead).
+package doctor
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/coagent8/coagent8/internal/adapter"
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/redact"
+	"github.com/coagent8/coagent8/internal/version"
+)
+
+// Report is doctor's structured result.
+type Report struct {
+	SchemaVersion     int            `json:"schemaVersion"`
+	Version           string         `json:"version"`
+	Platform          string         `json:"platform"`
+	Status            string         `json:"status"` // operational | partially_configured | degraded_no_active_backends
+	InstalledBackends []string       `json:"installed_backends"`
+	ReadyBackends     []string       `json:"ready_backends"`
+	EffectiveDefault  *string        `json:"effectiveDefault"`
+	Backends          []Backend      `json:"backends"`
+	StateDir          string         `json:"stateDir"`
+	Sections          map[string]any `json:"sections,omitempty"`
+	Recommendations   []string       `json:"recommendations,omitempty"`
+}
+
+// Backend is one backend's section.
+type Backend struct {
+	adapter.Probe
+	// ReadOnlyVerified reports whether a metadata-only run verified the
+	// read-only profile from the CLI's own report just now.
+	ReadOnlyVerified bool                `json:"readOnlyVerified"`
+	Verification     string              `json:"verification,omitempty"`
+	ResolvedModel    string              `json:"resolvedModel,omitempty"`
+	VerifyError      *adapter.ProbeError `json:"verifyError,omitempty"`
+}
+
+// Options configure a doctor run.
+type Options struct {
+	Env      config.Env
+	Backends []adapter.Backend
+	// Default is the user's configured default backend ("" = none).
+	Default string
+	// Sections are extra named sections (governance limits, sandbox
+	// qualification, ...) supplied by their owners.
+	Sections map[string]any
+}
+
+// Run probes every backend concurrently and returns the redacted report.
+func Run(ctx context.Context, o Options) Report {
+	r := Report{SchemaVersion: 1, Version: version.String(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
+		Sections: o.Sections}
+	r.Backends = make([]Backend, len(o.Backends))
+	var wg sync.WaitGroup
+	for i, b := range o.Backends {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.Backends[i] = probe(ctx, b)
+		}()
+	}
+	wg.Wait()
+	summarise(&r, o.Default)
+	red := redact.NewDiagnostic(o.Env.Home())
+	r.StateDir = red.String(o.Env.StateDir())
+	return scrub(r, red)
+}
+
+func probe(ctx context.Context, b adapter.Backend) Backend {
+	out := Backend{Probe: b.Probe(ctx)}
+	v, ok := b.(adapter.Resolver)
+	if !ok || !out.Supported {
+		return out
+	}
+	dir, err := os.MkdirTemp("", "coagent8-doctor-")
+	if err != nil {
+		return out
+	}
+	defer os.RemoveAll(dir)
+	res, err := v.Resolve(ctx, dir, "")
+	if err != nil {
+		out.VerifyError = probeError(err)
+		return out
+	}
+	out.ReadOnlyVerified, out.Verification, out.ResolvedModel = true, res.Verified, res.Model
+	return out
+}
+
+func summarise(r *Report, def string) {
+	for _, b := range r.Backends {
+		if b.Installed {
+			r.InstalledBackends = append(r.InstalledBackends, b.Backend)
+		}
+		if b.Supported && b.ReadOnlyVerified && b.AuthStatus != "unauthenticated" {
+			r.ReadyBackends = append(r.ReadyBackends, b.Backend)
+		}
+	}
+	sort.Strings(r.InstalledBackends)
+	sort.Strings(r.ReadyBackends)
+	switch {
+	case len(r.ReadyBackends) == 0:
+		r.Status = "degraded_no_active_backends"
+		r.Recommendations = append(r.Recommendations, "Install and log in to Claude Code or Codex, then run doctor again.")
+	case len(r.ReadyBackends) < len(r.Backends):
+		r.Status = "partially_configured"
+	default:
+		r.Status = "operational"
+	}
+	if def != "" {
+		r.EffectiveDefault = &def
+	} else if len(r.ReadyBackends) == 1 {
+		r.EffectiveDefault = &r.ReadyBackends[0]
+	}
+	if len(r.ReadyBackends) > 1 && def == "" {
+		r.Recommendations = append(r.Recommendations, "Several backends are ready: set defaultBackend in the coagent8 configuration or pass backend on each call.")
+	}
+}

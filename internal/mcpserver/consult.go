@@ -1,0 +1,97 @@
+package mcpserver
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/coagent8/coagent8/internal/turn"
+)
+
+// ConsultArgs are the consult tool's arguments (contract.md §1). There is
+// deliberately no field that selects a profile, passes CLI flags or
+// asserts consent (R-001, R-003, R-017).
+type ConsultArgs struct {
+	Proposal          string   `json:"proposal" jsonschema:"the question, plan or specification to consult on"`
+	TaskType          string   `json:"task_type,omitempty" jsonschema:"architecture, debug or implementation"`
+	ContextFiles      []string `json:"context_files,omitempty" jsonschema:"workspace-relative files the backend should read (names only are sent)"`
+	FilePaths         []string `json:"file_paths,omitempty" jsonschema:"alias of context_files"`
+	SpecificQuestions string   `json:"specific_questions,omitempty" jsonschema:"questions or focus areas"`
+	Backend           string   `json:"backend,omitempty" jsonschema:"auto, claude, codex or agy (gemini is an alias of agy)"`
+	WorkspacePath     string   `json:"workspace_path,omitempty" jsonschema:"absolute path of the project directory (required)"`
+	Model             string   `json:"model,omitempty" jsonschema:"model id; omitted = the backend's default (still governed)"`
+	ReasoningEffort   string   `json:"reasoning_effort,omitempty" jsonschema:"none, minimal, low, medium, high, xhigh or max"`
+	SessionHandle     string   `json:"session_handle,omitempty" jsonschema:"continue this coagent8 session"`
+	SessionMode       string   `json:"session_mode,omitempty" jsonschema:"new (default), auto (reuse a recent idle session of this workspace and backend) or none (keep no history)"`
+	TimeoutMS         int64    `json:"timeout_ms,omitempty" jsonschema:"absolute deadline in milliseconds (100..1800000, default 900000)"`
+}
+
+func consultSchema(s *jsonschema.Schema) {
+	s.Required = []string{"proposal"}
+	nonEmpty(s, "proposal", "session_handle", "workspace_path", "model")
+	enum(s, "task_type", "architecture", "debug", "implementation")
+	enum(s, "backend", "auto", "claude", "codex", "agy", "gemini")
+	enum(s, "reasoning_effort", "none", "minimal", "low", "medium", "high", "xhigh", "max")
+	enum(s, "session_mode", "new", "auto", "none")
+	s.Properties["timeout_ms"].Minimum = ptr(100.0)
+	s.Properties["timeout_ms"].Maximum = ptr(1_800_000.0)
+}
+
+const consultDescription = `Consult another local coding agent (Claude Code, Codex or agy) about a proposal, bug or plan. ` +
+	`The backend runs read-only: Claude Code and Codex under a profile verified from their own startup reports on every run; ` +
+	`agy only with its --sandbox flag, which does NOT isolate it from its inherited external MCP servers and plugins. ` +
+	`Model choice is governed by the user's rules; the user may be asked to approve a model. Returns the answer as structuredContent.`
+
+func (s *Server) consultTool() (*mcp.Tool, mcp.ToolHandler) {
+	in, resolved := schemaFor[ConsultArgs](consultSchema)
+	out, _ := schemaFor[turn.Outcome](nil)
+	tool := &mcp.Tool{Name: "consult", Title: "Consult another coding agent", Description: consultDescription,
+		InputSchema: in, OutputSchema: out, Icons: []mcp.Icon{icon()},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true)}}
+	return tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args, err := decode[ConsultArgs](req.Params.Arguments, resolved)
+		if err != nil {
+			return nil, err
+		}
+		return s.consult(ctx, req, args)
+	}
+}
+
+func (s *Server) consult(ctx context.Context, req *mcp.CallToolRequest, a ConsultArgs) (*mcp.CallToolResult, error) {
+	files := append(append([]string(nil), a.ContextFiles...), a.FilePaths...)
+	treq := turn.Request{
+		Backend:       a.Backend,
+		Prompt:        turn.ConsultPrompt(turn.ConsultInput{Proposal: a.Proposal, TaskType: a.TaskType, ContextFiles: files, SpecificQuestions: a.SpecificQuestions}),
+		Workspace:     a.WorkspacePath,
+		Model:         a.Model,
+		Effort:        a.ReasoningEffort,
+		SessionHandle: a.SessionHandle,
+		SessionMode:   a.SessionMode,
+		Timeout:       time.Duration(a.TimeoutMS) * time.Millisecond,
+	}
+	return s.runTurn(ctx, req, treq)
+}
+
+// runTurn resolves the backend, applies governance, runs the turn and
+// renders the outcome.
+func (s *Server) runTurn(ctx context.Context, req *mcp.CallToolRequest, treq turn.Request) (*mcp.CallToolResult, error) {
+	name, err := turn.ResolveBackend(s.env, treq.Backend, s.defaultBackend, s.runner)
+	if err != nil {
+		return s.render(s.runner.Failure(treq, err)), nil
+	}
+	treq.Backend = name
+	return s.render(s.runner.Run(ctx, treq)), nil
+}
+
+// Consult runs a consult turn outside MCP (the terminal command): the
+// same backend resolution and governance, without elicitation.
+func (s *Server) Consult(ctx context.Context, treq turn.Request) turn.Outcome {
+	name, err := turn.ResolveBackend(s.env, treq.Backend, s.defaultBackend, s.runner)
+	if err != nil {
+		return s.runner.Failure(treq, err)
+	}
+	treq.Backend = name
+	return s.runner.Run(ctx, treq)
+}

@@ -1,0 +1,45 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/coagent8/coagent8/internal/doctor"
+)
+
+// DoctorArgs has no fields: doctor always probes every backend.
+type DoctorArgs struct{}
+
+const doctorDescription = `Report which backends are installed, their versions, login state (metadata only), ` +
+	`whether each read-only profile verified just now, and the limits in force. Never sends a prompt.`
+
+func (s *Server) doctorTool() (*mcp.Tool, mcp.ToolHandler) {
+	in, resolved := schemaFor[DoctorArgs](nil)
+	out, _ := schemaFor[doctor.Report](nil)
+	tool := &mcp.Tool{Name: "doctor", Title: "Diagnose coagent8", Description: doctorDescription,
+		InputSchema: in, OutputSchema: out, Icons: []mcp.Icon{icon()},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}}
+	return tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if _, err := decode[DoctorArgs](req.Params.Arguments, resolved); err != nil {
+			return nil, err
+		}
+		rep := s.Doctor(ctx)
+		text, _ := json.MarshalIndent(rep, "", "  ")
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: rep}, nil
+	}
+}
+
+// Doctor runs the doctor report (also used by `coagent8 doctor`).
+func (s *Server) Doctor(ctx context.Context) doctor.Report {
+	return doctor.Run(ctx, doctor.Options{Env: s.env, Backends: s.runner.Backends(), Default: s.defaultBackend, Sections: s.sections()})
+}
+
+// sections returns the extra doctor sections contributed by other parts.
+func (s *Server) sections() map[string]any {
+	if s.doctorSections == nil {
+		return nil
+	}
+	return s.doctorSections()
+}

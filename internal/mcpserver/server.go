@@ -1,0 +1,90 @@
+// Package mcpserver exposes coagent8's tools on the official MCP Go SDK.
+// It translates only: arguments are decoded strictly (unknown fields are
+// JSON-RPC invalid params, R-001/R-003), the work is done by package turn
+// and friends, and results are returned as structuredContent plus a short
+// text rendering. No argument can add CLI flags or relax a profile (R-017).
+package mcpserver
+
+import (
+	_ "embed"
+	"encoding/base64"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/redact"
+	"github.com/coagent8/coagent8/internal/turn"
+	"github.com/coagent8/coagent8/internal/version"
+)
+
+//go:embed assets/icon.png
+var iconPNG []byte
+
+// Options configure the server.
+type Options struct {
+	Env    config.Env
+	Runner *turn.Runner
+	// Profile is "canonical" (default) or "compact"; it changes only which
+	// tools tools/list advertises.
+	Profile string
+	// DefaultBackend is the user's configured default for backend "auto".
+	DefaultBackend string
+	// DoctorSections, if set, returns extra named doctor sections.
+	DoctorSections func() map[string]any
+	Logger         *slog.Logger
+}
+
+// Server holds the MCP server and what its handlers share.
+type Server struct {
+	mcp    *mcp.Server
+	env    config.Env
+	runner *turn.Runner
+	diag   *redact.Redactor
+	log    *slog.Logger
+
+	defaultBackend string
+	doctorSections func() map[string]any
+}
+
+// New builds the MCP server with every tool registered.
+func New(o Options) (*Server, error) {
+	if o.Runner == nil {
+		return nil, fault.New(fault.ProcessError, "mcpserver.runner", "mcpserver: runner is required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{env: o.Env, runner: o.Runner, diag: redact.NewDiagnostic(o.Env.Home()), log: o.Logger, defaultBackend: o.DefaultBackend, doctorSections: o.DoctorSections}
+	s.mcp = mcp.NewServer(identity(), &mcp.ServerOptions{
+		Logger:       o.Logger,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		Instructions: instructions,
+	})
+	if err := s.register(o.Profile); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// MCP returns the SDK server (to Run or Connect it).
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+const instructions = `coagent8 consults another local coding agent (Claude Code, Codex, agy) under a verified read-only profile. ` +
+	`Call consult with a proposal and the absolute workspace_path; call doctor to see which backends are ready.`
+
+func identity() *mcp.Implementation {
+	return &mcp.Implementation{
+		Name:       "coagent8",
+		Title:      "CoAgent",
+		Version:    version.String(),
+		WebsiteURL: "https://github.com/coagent8/coagent8",
+		Icons:      []mcp.Icon{icon()},
+	}
+}
+
+func icon() mcp.Icon {
+	return mcp.Icon{Source: "data:image/png;base64," + base64.StdEncoding.EncodeToString(iconPNG),
+		MIMEType: "image/png", Sizes: []string{"64x64"}}
+}

@@ -1,0 +1,65 @@
+package turn
+
+import (
+	"strings"
+	"time"
+
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/process"
+)
+
+// executables maps backend ids to their CLI names and override variables
+// (backends.md §0).
+var executables = map[string][]string{
+	"claude": {"claude", "CLAUDE_PATH"},
+	"codex":  {"codex", "CODEX_PATH"},
+	"agy":    {"agy", "AGY_PATH", "GEMINI_PATH"},
+}
+
+// Installed reports whether the backend's CLI resolves (no subprocess).
+func Installed(env config.Env, backend string) bool {
+	e, ok := executables[backend]
+	if !ok {
+		return false
+	}
+	_, _, err := process.Resolve(env, e[0], e[1:]...)
+	return err == nil
+}
+
+// ResolveBackend maps the caller's backend argument to a configured
+// backend: "gemini" is agy's old name; "" and "auto" pick preferred (the
+// user's configured default) if set, else the only installed backend,
+// else ONBOARDING_REQUIRED when several are installed.
+func ResolveBackend(env config.Env, requested, preferred string, r *Runner) (string, error) {
+	switch requested = strings.ToLower(requested); requested {
+	case "gemini":
+		return "agy", nil
+	case "", "auto":
+	default:
+		return requested, nil
+	}
+	if preferred != "" && preferred != "auto" {
+		return ResolveBackend(env, preferred, "", r)
+	}
+	var installed []string
+	for _, b := range r.Backends() {
+		if Installed(env, b.Name()) {
+			installed = append(installed, b.Name())
+		}
+	}
+	switch len(installed) {
+	case 0:
+		return "", fault.New(fault.CLINotFound, "backend.none_installed",
+			"No backend CLI is installed: install Claude Code, Codex or agy, or set CLAUDE_PATH / CODEX_PATH / AGY_PATH.")
+	case 1:
+		return installed[0], nil
+	}
+	return "", fault.New(fault.OnboardingRequired, "backend.ambiguous",
+		"Several backends are installed ("+strings.Join(installed, ", ")+"): pass backend, or set defaultBackend in the coagent8 configuration.")
+}
+
+// Failure builds the Outcome of a request that failed before Run.
+func (r *Runner) Failure(req Request, err error) Outcome {
+	return r.failed(req, err, time.Now())
+}

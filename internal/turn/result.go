@@ -1,0 +1,122 @@
+package turn
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/coagent8/coagent8/internal/adapter"
+	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/fault"
+)
+
+// completed builds the success Outcome: answer redacted, then bounded.
+func (r *Runner) completed(ctx context.Context, req Request, backend string, res adapter.Result, lease Lease, start time.Time) Outcome {
+	text, truncated := r.answer.Bound(res.Text, MaxOutputBytes)
+	o := Outcome{
+		SchemaVersion: 1, Provider: &backend, Status: Completed, Output: text, Truncated: truncated,
+		Activity: Activity{ToolCount: res.ToolCount, DurationMs: time.Since(start).Milliseconds()},
+		Verdict:  VerdictNotApplicable, Model: r.answer.String(res.Model), ModelRequested: req.Model,
+		ModelUsed: r.answer.String(res.Model), Turn: lease.Turn(), Verification: r.diag.String(res.Verified),
+	}
+	for _, w := range res.Warnings {
+		o.Warnings = append(o.Warnings, r.warning(w))
+	}
+	if w := lease.End(context.WithoutCancel(ctx), End{NativeID: res.SessionID, Model: res.Model, Status: Completed, Output: text}); w != "" {
+		o.Warnings = append(o.Warnings, r.warning(w))
+	}
+	if h := lease.Handle(); h != "" {
+		o.SessionHandle = &h
+		o.ContinuationAvailable = res.SessionID != ""
+		o.HistoryAvailable = true
+	}
+	return o
+}
+
+func (r *Runner) warning(w string) string {
+	s, _ := r.diag.Bound(w, MaxWarningBytes)
+	return s
+}
+
+// failed builds the failure Outcome and records refusals as events.
+func (r *Runner) failed(req Request, err error, start time.Time) Outcome {
+	fe := fault.From(err)
+	msg, _ := r.diag.Bound(fe.Message, 4096)
+	o := Outcome{
+		SchemaVersion: 1, Status: statusOf(err), Verdict: VerdictNotApplicable, ModelRequested: req.Model,
+		Activity: Activity{DurationMs: time.Since(start).Milliseconds()}, Reason: fe.Reason,
+		Error: &Error{Code: string(fe.Code), Message: msg, Retryable: fe.Retryable, Reason: fe.Reason},
+	}
+	if b, ok := r.backends[req.Backend]; ok {
+		name := b.Name()
+		o.Provider = &name
+	}
+	var he *handleError
+	if errors.As(err, &he) && he.handle != "" {
+		o.SessionHandle = &he.handle
+	}
+	switch fe.Code {
+	case fault.SandboxUnavailable, fault.PolicyDenied, fault.NestedTurn:
+		r.record(event.Event{Type: event.TypeRefusal, Code: string(fe.Code), Reason: fe.Reason, Backend: req.Backend, Model: req.Model})
+	}
+	return o
+}
+
+// handleError carries the session handle of a failed turn.
+type handleError struct {
+	handle string
+	err    error
+}
+
+func (h *handleError) Error() string { return h.err.Error() }
+func (h *handleError) Unwrap() error { return h.err }
+
+func (r *Runner) withHandle(err error, l Lease) error {
+	return &handleError{handle: l.Handle(), err: err}
+}
+
+func statusOf(err error) Status {
+	switch fault.From(err).Code {
+	case fault.Aborted:
+		return Cancelled
+	case fault.Timeout:
+		return TimedOut
+	}
+	return Failed
+}
+
+// record writes a security event; a failing sink must not fail the turn,
+// but it is not silent either: the error goes nowhere else safe, so the
+// event type is kept minimal and the sink is expected to log.
+func (r *Runner) record(e event.Event) {
+	_ = r.events.Record(e)
+}
+
+// observer fans stream events out to the session history and progress.
+type observer struct {
+	lease    Lease
+	progress func(string)
+	next     adapter.Observer
+}
+
+func (o *observer) Delta(text string) {
+	o.lease.Delta(text)
+	if o.next != nil {
+		o.next.Delta(text)
+	}
+}
+
+func (o *observer) Activity(kind, name string) {
+	if o.progress != nil {
+		o.progress(kind + ": " + name)
+	}
+	if o.next != nil {
+		o.next.Activity(kind, name)
+	}
+}
+
+func (o *observer) Warning(msg string) {
+	if o.next != nil {
+		o.next.Warning(msg)
+	}
+}
