@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/gate"
+	"github.com/coagent8/coagent8/internal/redact"
+	"github.com/coagent8/coagent8/internal/secret"
+	"github.com/coagent8/coagent8/internal/store"
+)
+
+// newGateCmd is `coagent8 gate serve|grant|inspect|revoke|settle` (issue 9).
+func newGateCmd(a *app) *cobra.Command {
+	c := &cobra.Command{Use: "gate", Short: "Provider gate: phantom-credential grants and the local gate server"}
+	c.AddCommand(newGateServeCmd(a), newGateGrantCmd(a), newGateIDCmd(a, "inspect"),
+		newGateIDCmd(a, "revoke"), newGateIDCmd(a, "settle"))
+	return c
+}
+
+// openGate opens the state database, key and event log of this user.
+func (a *app) openGate(ctx context.Context, opts gate.Options) (*gate.Gate, func(), error) {
+	dir := a.env.StateDir()
+	db, err := store.Open(ctx, filepath.Join(dir, "state.db"), 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	key, err := gate.LoadKey(filepath.Join(dir, "gate.key"))
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	sink, err := event.OpenFile(filepath.Join(dir, "events.jsonl"), redact.NewDiagnostic(a.env.Home()))
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	opts.DB, opts.Key, opts.Events = db, key, sink
+	opts.Secrets = secret.Resolver{Env: a.env}
+	opts.Redactor = redact.NewDiagnostic(a.env.Home())
+	g, err := gate.New(ctx, opts)
+	if err != nil {
+		sink.Close()
+		db.Close()
+		return nil, nil, err
+	}
+	return g, func() { g.Close(); sink.Close(); db.Close() }, nil
+}
+
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.io.Out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+type gateGrantOptions struct {
+	provider, model, job, secretRef string
+	ttl                             time.Duration
+	maxRequests, maxTokens, ceiling int64
+	maxUSD                          float64
+	price                           gate.Price
+}
+
+func newGateGrantCmd(a *app) *cobra.Command {
+	var o gateGrantOptions
+	c := &cobra.Command{
+		Use:   "grant",
+		Short: "Create a grant and print its phantom credential (shown only once)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.gateGrant(cmd.Context(), o, cmd.Flags().Changed("price-input"))
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&o.provider, "provider", "", "anthropic or openai")
+	fl.StringVar(&o.model, "model", "", "exact model id requests must name")
+	fl.StringVar(&o.job, "job", "", "job id the grant belongs to")
+	fl.StringVar(&o.secretRef, "secret", "", "reference to the real credential: env:NAME (of the gate server) or file:/abs/path")
+	fl.DurationVar(&o.ttl, "ttl", time.Hour, "lifetime of the grant")
+	fl.Int64Var(&o.maxRequests, "max-requests", 0, "request budget (required)")
+	fl.Int64Var(&o.maxTokens, "max-tokens", 0, "input+output token budget (required)")
+	fl.Float64Var(&o.maxUSD, "max-usd", 0, "spend budget in USD (required)")
+	fl.Int64Var(&o.ceiling, "output-ceiling", 0, "output tokens reserved when a request names no limit (0 = 128000)")
+	fl.Float64Var(&o.price.InputPerMTok, "price-input", 0, "USD per million input tokens, when the catalog lacks the model")
+	fl.Float64Var(&o.price.OutputPerMTok, "price-output", 0, "USD per million output tokens")
+	fl.Float64Var(&o.price.CacheWritePerMTok, "price-cache-write", 0, "USD per million cache-write tokens")
+	fl.Float64Var(&o.price.CacheReadPerMTok, "price-cache-read", 0, "USD per million cache-read tokens")
+	return c
+}
+
+func (a *app) gateGrant(ctx context.Context, o gateGrantOptions, hasPrice bool) error {
+	p, err := gate.ParseProvider(o.provider)
+	if err != nil {
+		return err
+	}
+	ref, err := secret.ParseRef(o.secretRef)
+	if err != nil {
+		return fault.New(fault.InvalidInput, "gate.secret", "--secret must be env:NAME or file:/abs/path (never the key itself)")
+	}
+	s := gate.Spec{Provider: p, Model: o.model, Job: o.job, TTL: o.ttl, Secret: ref, MaxRequests: o.maxRequests,
+		MaxTokens: o.maxTokens, MaxSpend: gate.USD(o.maxUSD), OutputCeiling: o.ceiling}
+	if hasPrice {
+		s.Price = &o.price
+	}
+	g, closeFn, err := a.openGate(ctx, gate.Options{})
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	gr, phantom, err := g.Grant(ctx, s)
+	if err != nil {
+		return err
+	}
+	// The one place the phantom credential is shown (stdout of its creator).
+	return a.printJSON(struct {
+		gate.Grant
+		Phantom string `json:"phantom"`
+	}{gr, phantom.Reveal()})
+}
+
+func newGateIDCmd(a *app, verb string) *cobra.Command {
+	short := map[string]string{"inspect": "Show a grant's binding, budgets and counters",
+		"revoke": "Revoke a grant: deny the next request and cut its streams",
+		"settle": "Close a grant for good and print its final counters"}[verb]
+	return &cobra.Command{
+		Use:   verb + " GRANT_ID",
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE:  func(cmd *cobra.Command, args []string) error { return a.gateByID(cmd.Context(), verb, args[0]) },
+	}
+}
+
+func (a *app) gateByID(ctx context.Context, verb, id string) error {
+	g, closeFn, err := a.openGate(ctx, gate.Options{})
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	var gr gate.Grant
+	switch verb {
+	case "inspect":
+		gr, err = g.Inspect(ctx, id)
+	case "revoke":
+		if err = g.Revoke(ctx, id); err == nil {
+			gr, err = g.Inspect(ctx, id)
+		}
+	case "settle":
+		gr, err = g.Settle(ctx, id)
+	}
+	if errors.Is(err, gate.ErrNoGrant) {
+		return fault.New(fault.InvalidInput, "gate.grant", "no grant with id "+id)
+	}
+	if err != nil {
+		return err
+	}
+	return a.printJSON(gr)
+}
+
+func newGateServeCmd(a *app) *cobra.Command {
+	var listen string
+	var unsafeUpstreams []string
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the provider gate on a loopback address",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.gateServe(cmd.Context(), listen, unsafeUpstreams)
+		},
+	}
+	c.Flags().StringVar(&listen, "listen", "127.0.0.1:8787", "loopback host:port to listen on")
+	c.Flags().StringArrayVar(&unsafeUpstreams, "unsafe-loopback-upstream", nil,
+		"PROVIDER=http://127.0.0.1:PORT: forward to a local provider double (tests and benchmarks only; sends the real credential in clear text)")
+	c.Flags().MarkHidden("unsafe-loopback-upstream")
+	return c
+}
+
+func (a *app) gateServe(ctx context.Context, listen string, unsafe []string) error {
+	opts := gate.Options{}
+	for _, u := range unsafe {
+		p, origin, ok := strings.Cut(u, "=")
+		if !ok {
+			return usageError{errors.New("--unsafe-loopback-upstream wants PROVIDER=URL")}
+		}
+		if opts.Upstreams == nil {
+			opts.Upstreams = map[gate.Provider]string{}
+		}
+		opts.Upstreams[gate.Provider(p)] = origin
+		opts.UnsafeAllowLoopbackUpstream = true
+	}
+	g, closeFn, err := a.openGate(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	ln, err := gate.Listen(listen, nil)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second}
+	go func() { <-ctx.Done(); srv.Close() }()
+	a.printJSON(map[string]string{"listening": "http://" + ln.Addr().String()})
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
