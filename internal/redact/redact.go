@@ -1,85 +1,109 @@
-// Package redact removes credentials from text before it leaves coagent8.
-//
-// PRELIMINARY: this file fixes the API other packages use (issue 2's seam).
-// The full detector set, the streaming writer and the fuzz tests arrive with
-// the redaction issue (R-047–R-055) and replace the bodies below.
 package redact
 
 import (
-	"io"
-	"regexp"
-	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Profile selects what is redacted.
 type Profile int
 
 const (
-	// Answer redacts only recognised credential formats (R-049): model
-	// answers stay byte-identical otherwise.
+	// Answer redacts only recognised credential formats (R-048, R-049):
+	// model answers stay byte-identical otherwise.
 	Answer Profile = iota + 1
-	// Diagnostic also redacts keyword assignments, URL passwords and the
-	// home directory (R-050): for stderr, errors, logs, doctor, reports.
+	// Diagnostic also redacts keyword assignments, HTTP Basic and URL
+	// credentials and the home directory (R-050): for stderr, errors, logs,
+	// doctor output and issue reports.
 	Diagnostic
 )
 
-// Redactor applies one profile. It is safe for concurrent use.
+// String returns "answer" or "diagnostic".
+func (p Profile) String() string {
+	switch p {
+	case Answer:
+		return "answer"
+	case Diagnostic:
+		return "diagnostic"
+	}
+	panic("redact: unknown Profile")
+}
+
+// Redactor applies one profile. It is immutable and safe for concurrent use;
+// the writers it returns are not.
 type Redactor struct {
 	profile Profile
 	home    string
+	rs      *ruleset
 }
 
-// NewAnswer returns the answer-profile redactor.
-func NewAnswer() *Redactor { return &Redactor{profile: Answer} }
+// answerRules is compiled once: the answer profile has no parameters.
+var answerRules = newRuleset(false, "")
 
-// NewDiagnostic returns the diagnostic-profile redactor; home (may be empty)
-// is rewritten to "~" at a path boundary.
-func NewDiagnostic(home string) *Redactor { return &Redactor{profile: Diagnostic, home: home} }
+// NewAnswer returns the answer-profile redactor.
+func NewAnswer() *Redactor { return &Redactor{profile: Answer, rs: answerRules} }
+
+// NewDiagnostic returns the diagnostic-profile redactor. home (may be empty)
+// is rewritten to "~" where it appears as a whole path prefix; an empty or
+// root home disables that rule.
+func NewDiagnostic(home string) *Redactor {
+	return &Redactor{profile: Diagnostic, home: home, rs: newRuleset(true, home)}
+}
 
 // Profile reports the redactor's profile.
 func (r *Redactor) Profile() Profile { return r.profile }
 
-var prelim = regexp.MustCompile(`sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}`)
-
-// String returns s with every credential replaced by a marker.
+// String returns s with every credential replaced by its marker. It returns
+// s itself when nothing matched (no allocation).
 func (r *Redactor) String(s string) string {
-	s = prelim.ReplaceAllString(s, "[REDACTED:token]")
-	if r.profile == Diagnostic && r.home != "" && r.home != "/" {
-		s = strings.ReplaceAll(s, r.home+"/", "~/")
+	out, changed := r.redact(unsafe.Slice(unsafe.StringData(s), len(s)))
+	if !changed {
+		return s
 	}
-	return s
+	return unsafe.String(unsafe.SliceData(out), len(out))
+}
+
+// Bytes is [Redactor.String] for a byte slice. When nothing matched it
+// returns p itself; otherwise a new slice. p is never modified.
+func (r *Redactor) Bytes(p []byte) []byte {
+	out, _ := r.redact(p)
+	return out
+}
+
+func (r *Redactor) redact(b []byte) ([]byte, bool) {
+	sc := newScanner(r.rs)
+	var arr [8]match
+	ms, _ := sc.scan(b, 0, true, arr[:0])
+	if len(ms) == 0 {
+		return b, false
+	}
+	return apply(make([]byte, 0, len(b)), b, 0, len(b), ms), true
+}
+
+// apply appends b[from:to] to dst with each match replaced.
+func apply(dst, b []byte, from, to int, ms []match) []byte {
+	last := from
+	for _, m := range ms {
+		dst = append(dst, b[last:m.start]...)
+		if m.kind != 0 {
+			dst = append(dst, markers[m.kind]...)
+		}
+		last = m.end
+	}
+	return append(dst, b[last:to]...)
 }
 
 // Bound redacts s and then cuts it to at most limit bytes at a UTF-8
 // boundary; truncated reports whether it cut. Truncation only ever sees
-// redacted text (R-052).
+// redacted text (R-053). A negative limit counts as 0.
 func (r *Redactor) Bound(s string, limit int) (out string, truncated bool) {
 	s = r.String(s)
 	if len(s) <= limit {
 		return s, false
 	}
-	cut := limit
+	cut := max(limit, 0)
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut], true
-}
-
-// Writer returns a streaming redactor writing to w; Close flushes the tail.
-func (r *Redactor) Writer(w io.Writer) io.WriteCloser {
-	return &bufWriter{r: r, w: w}
-}
-
-type bufWriter struct {
-	r   *Redactor
-	w   io.Writer
-	buf []byte
-}
-
-func (b *bufWriter) Write(p []byte) (int, error) { b.buf = append(b.buf, p...); return len(p), nil }
-
-func (b *bufWriter) Close() error {
-	_, err := io.WriteString(b.w, b.r.String(string(b.buf)))
-	return err
 }
