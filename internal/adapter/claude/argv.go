@@ -18,6 +18,7 @@ type invocation struct {
 	spec      process.Spec
 	sessionID string
 	model     string
+	backend   *Backend
 }
 
 // readOnlyArgs is the fixed restricted profile. Order matters only
@@ -63,12 +64,15 @@ func (b *Backend) prepare(ctx context.Context, t adapter.Turn) (invocation, erro
 	if err != nil {
 		return invocation{}, err
 	}
-	pr, err := b.probeBinary(ctx)
+	// Only resolve the path here: the version is checked from the startup
+	// report itself (no extra subprocess per turn, AUD-P1-4) and probed
+	// with --version only when a run fails before that report.
+	path, _, err := process.Resolve(b.env, "claude", "CLAUDE_PATH")
 	if err != nil {
 		return invocation{}, err
 	}
 	spec := process.Spec{
-		Path:        pr.path,
+		Path:        path,
 		Args:        argv(model, t.Effort, sid, resume),
 		Dir:         t.Workspace,
 		Env:         b.environ(),
@@ -77,7 +81,7 @@ func (b *Backend) prepare(ctx context.Context, t adapter.Turn) (invocation, erro
 		IdleTimeout: orDefault(t.IdleTimeout, adapter.DefaultIdleTimeout),
 		StderrLimit: adapter.MaxStderrBytes,
 	}
-	return invocation{spec: spec, sessionID: sid, model: model}, nil
+	return invocation{spec: spec, sessionID: sid, model: model, backend: b}, nil
 }
 
 // resolveModel applies the default and refuses "default" (unknown cost).

@@ -138,12 +138,19 @@ func TestMissingAndOldCLI(t *testing.T) {
 	if !fault.HasCode(err, fault.CLINotFound) || !strings.Contains(fault.From(err).Message, "/nonexistent/claude") {
 		t.Fatalf("err = %v, want CLI_NOT_FOUND naming the searched path", err)
 	}
-	old := newFake(t, "ok")
+	// An old CLI that rejects the flags before any report.
+	old := newFake(t, "")
 	old.version = "2.1.200 (Claude Code)"
 	old.write(t)
 	_, err = old.backend.Run(context.Background(), adapter.Turn{Prompt: "x", Workspace: t.TempDir()})
 	if !fault.HasCode(err, fault.CLIUnsupported) || fault.From(err).Details["minimum"] != MinVersion {
 		t.Fatalf("err = %v, want CLI_UNSUPPORTED with minimum", err)
+	}
+	// An old CLI that reports its version in the startup report.
+	reported := newFake(t, strings.Replace(goodInit, "2.1.328", "2.1.250", 1)+"\n"+success)
+	_, err = reported.backend.Run(context.Background(), adapter.Turn{Prompt: "x", Workspace: t.TempDir()})
+	if !fault.HasCode(err, fault.CLIUnsupported) {
+		t.Fatalf("err = %v, want CLI_UNSUPPORTED from the startup report", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -110,6 +111,11 @@ func consume(p *process.Proc, inv invocation, t adapter.Turn) (adapter.Result, e
 func (st *turnState) eof(p *process.Proc) error {
 	code, _ := p.Wait()
 	if !st.verified {
+		// An old CLI rejects the profile's flags before reporting: say so
+		// precisely instead of a generic refusal.
+		if _, err := st.inv.backend.probeBinary(context.Background()); err != nil {
+			return err
+		}
 		return refusal("the CLI exited before its startup report")
 	}
 	return fault.New(fault.ProcessError, "claude.no_result",

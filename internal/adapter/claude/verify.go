@@ -34,6 +34,9 @@ func (st *turnState) verifyInit(ev event) error {
 			return refusal(fmt.Sprintf("non-built-in plugin %q is loaded", truncate(p.Name, 60)))
 		}
 	}
+	if err := supported(ev.Version); err != nil {
+		return err
+	}
 	if ev.SessionID != st.inv.sessionID {
 		return fault.New(fault.ProtocolError, "claude.session_mismatch",
 			"Claude Code reported a different session than requested.")
