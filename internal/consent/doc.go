@@ -1,0 +1,41 @@
+// Package consent asks the user, through an MCP elicitation that coagent8
+// itself sends, whether a model that policy marked "ask" may run for one
+// turn (seed 000 §2 invariant; ).
+//
+// # Flow
+//
+// The consult handler calls [Gate.Check] early, before any backend session.
+// Allow decisions pass, deny decisions become POLICY_DENIED. For "ask":
+//
+//  1. No elicitation capability (form mode) → POLICY_DENIED
+//     consent.unsupported_client, without sending anything.
+//  2. Protocol ≥ 2026-07-28: Check returns a CallToolResult whose
+//     InputRequests carry the form and a signed RequestState; the handler
+//     must return it unchanged. The client retries the call with
+//     InputResponses; Check then verifies the state (same backend and model,
+//     not expired, not replayed) and reads the answer.
+//  3. Older protocols: Check sends elicitation/create itself
+//     ((*mcp.ServerSession).Elicit) with a time-out, so time-outs, transport
+//     errors and answers the SDK rejects become POLICY_DENIED with their own
+//     reasons (the SDK's automatic fallback would turn them into protocol
+//     errors without a reason or a security event).
+//
+// Nothing acts before the answer: the first pass of the multi-round-trip
+// flow has no side effect, and the remember write happens only after an
+// accepted answer.
+//
+// # What counts as consent
+//
+// Only action "accept" whose content has approve equal to the JSON boolean
+// true. "remember" (a boolean, only offered for unpriced or
+// approximately priced models) adds the id to governance.models.allow
+// . Every refusal records exactly one security event with the
+// backend, model, rule and reason — never prompt text.
+//
+// # Security model
+//
+// The calling agent cannot grant consent: no tool argument is read here,
+// the request state is HMAC-signed with a per-process key and bound to the
+// concrete model, and an answer is accepted once. The trust anchor is the
+// MCP client (host), which shows the form to the user.
+package consent
