@@ -65,7 +65,9 @@ func (h *harness) handler(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 // answer is a scripted elicitation reply; nil means "never answer".
 type answer *mcp.ElicitResult
 
-func accept(content map[string]any) answer { return &mcp.ElicitResult{Action: "accept", Content: content} }
+func accept(content map[string]any) answer {
+	return &mcp.ElicitResult{Action: "accept", Content: content}
+}
 
 // connect starts the server and a client speaking protocol (""=latest).
 // elicit == nil gives a client without the elicitation capability.
