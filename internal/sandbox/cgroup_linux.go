@@ -1,0 +1,291 @@
+//go:build linux && amd64
+
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// cgroupLayout says where the job's cgroups go. The v2 leaf is mandatory
+// (CLONE_INTO_CGROUP, cgroup.kill, cgroup.events); each limit controller is
+// taken from v2 when delegated there, else from its v1 hierarchy (hybrid
+// hosts), else the run is refused (notes §3 step 3).
+type cgroupLayout struct {
+	v2     string            // parent dir for job leaves in the v2 hierarchy
+	v1     map[string]string // controller → parent dir in its v1 hierarchy
+	useV2  map[string]bool   // controller → limits live in the v2 leaf
+	source string            // "v2" or "v2+v1" for receipts
+}
+
+// limitControllers are the controllers whose limits must be armed.
+var limitControllers = []string{"memory", "pids", "cpu"}
+
+// selfCgroups parses /proc/self/cgroup into controller → path ("" key = v2).
+func selfCgroups() (map[string]string, error) {
+	f, err := os.Open("/proc/self/cgroup")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			out[c] = parts[2]
+		}
+	}
+	return out, sc.Err()
+}
+
+// detectCgroups finds the layout under root or fails closed.
+func detectCgroups(root string) (cgroupLayout, error) {
+	self, err := selfCgroups()
+	if err != nil {
+		return cgroupLayout{}, unavailable("cgroup", "a readable /proc/self/cgroup", err)
+	}
+	v2mount := root
+	if _, err := os.Stat(filepath.Join(root, "cgroup.controllers")); err != nil {
+		v2mount = filepath.Join(root, "unified")
+	}
+	if _, err := os.Stat(filepath.Join(v2mount, "cgroup.kill")); err != nil {
+		if _, err2 := os.Stat(filepath.Join(v2mount, "cgroup.controllers")); err2 != nil {
+			return cgroupLayout{}, unavailable("cgroup", "a cgroup v2 hierarchy (for cgroup.kill)", err2)
+		}
+	}
+	l := cgroupLayout{v2: filepath.Join(v2mount, self[""], "coagent8"), v1: map[string]string{},
+		useV2: map[string]bool{}, source: "v2"}
+	if err := mkdirCgroup(l.v2); err != nil {
+		return cgroupLayout{}, unavailable("cgroup", "a writable cgroup v2 directory", err)
+	}
+	if _, err := os.Stat(filepath.Join(l.v2, "cgroup.kill")); err != nil {
+		return cgroupLayout{}, unavailable("cgroup_kill", "cgroup.kill (Linux 5.14+)", err)
+	}
+	avail, _ := os.ReadFile(filepath.Join(l.v2, "cgroup.controllers"))
+	for _, c := range limitControllers {
+		if slices.Contains(strings.Fields(string(avail)), c) {
+			if writeFile(filepath.Join(l.v2, "cgroup.subtree_control"), "+"+c) == nil {
+				l.useV2[c] = true
+				continue
+			}
+		}
+		p, ok := self[c]
+		dir := filepath.Join(root, c)
+		if _, err := os.Stat(filepath.Join(dir, "cgroup.procs")); !ok || err != nil {
+			return cgroupLayout{}, unavailable("cgroup_"+c, "the "+c+" cgroup controller (neither v2-delegated nor v1-mounted)", err)
+		}
+		l.v1[c] = filepath.Join(dir, p, "coagent8")
+		l.source = "v2+v1"
+	}
+	if _, ok := l.v1["cpu"]; ok {
+		if p, ok := self["cpuacct"]; ok {
+			l.v1["cpuacct"] = filepath.Join(root, "cpuacct", p, "coagent8")
+		}
+	}
+	return l, nil
+}
+
+// jobCgroups are one job's cgroup directories.
+type jobCgroups struct {
+	layout cgroupLayout
+	leaf   string            // v2 leaf
+	v1     map[string]string // controller → v1 job dir
+}
+
+// create makes the job's cgroups and arms every limit before the command
+// starts; any failure removes what was made and refuses (fail closed).
+func (l cgroupLayout) create(id string, lim Limits) (*jobCgroups, error) {
+	cg := &jobCgroups{layout: l, leaf: filepath.Join(l.v2, id), v1: map[string]string{}}
+	if err := cg.make(); err != nil {
+		cg.remove()
+		return nil, unavailable("cgroup", "a job cgroup", err)
+	}
+	if err := cg.arm(lim); err != nil {
+		cg.remove()
+		return nil, unavailable("cgroup_limits", "armable cgroup limits", err)
+	}
+	return cg, nil
+}
+
+func (cg *jobCgroups) make() error {
+	if err := mkdirCgroup(cg.leaf); err != nil {
+		return err
+	}
+	for c, parent := range cg.layout.v1 {
+		if err := mkdirCgroup(parent); err != nil {
+			return err
+		}
+		cg.v1[c] = filepath.Join(parent, filepath.Base(cg.leaf))
+		if err := mkdirCgroup(cg.v1[c]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dir returns where controller c's files live for this job.
+func (cg *jobCgroups) dir(c string) string {
+	if cg.layout.useV2[c] {
+		return cg.leaf
+	}
+	return cg.v1[c]
+}
+
+func (cg *jobCgroups) arm(lim Limits) error {
+	mem, pids, cpu := cg.dir("memory"), cg.dir("pids"), cg.dir("cpu")
+	quota := lim.CPU * 100 // millicores → µs per 100 ms period
+	var writes [][2]string
+	if cg.layout.useV2["memory"] {
+		writes = append(writes, [2]string{mem + "/memory.max", itoa(lim.Memory)}, [2]string{mem + "/memory.swap.max", "0"})
+	} else {
+		writes = append(writes, [2]string{mem + "/memory.limit_in_bytes", itoa(lim.Memory)})
+		if exists(mem + "/memory.memsw.limit_in_bytes") {
+			writes = append(writes, [2]string{mem + "/memory.memsw.limit_in_bytes", itoa(lim.Memory)})
+		}
+	}
+	writes = append(writes, [2]string{pids + "/pids.max", itoa(lim.Pids)})
+	if cg.layout.useV2["cpu"] {
+		writes = append(writes, [2]string{cpu + "/cpu.max", fmt.Sprintf("%d 100000", quota)})
+	} else {
+		writes = append(writes, [2]string{cpu + "/cpu.cfs_period_us", "100000"}, [2]string{cpu + "/cpu.cfs_quota_us", itoa(quota)})
+	}
+	for _, w := range writes {
+		if err := writeFile(w[0], w[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// joinV1 moves pid into the v1 job cgroups (the v2 leaf was joined at clone
+// time with CLONE_INTO_CGROUP). It runs before the helper is released.
+func (cg *jobCgroups) joinV1(pid int) error {
+	for _, d := range cg.v1 {
+		if err := writeFile(d+"/cgroup.procs", strconv.Itoa(pid)); err != nil {
+			return unavailable("cgroup_join", "joining the job cgroups", err)
+		}
+	}
+	return nil
+}
+
+// kill kills every process in the job (cgroup.kill, Linux 5.14+).
+func (cg *jobCgroups) kill() error { return writeFile(cg.leaf+"/cgroup.kill", "1") }
+
+// waitEmpty polls cgroup.events until "populated 0" or the timeout; it
+// reports whether the tree was verified empty.
+func (cg *jobCgroups) waitEmpty(timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for delay := 100 * time.Microsecond; ; delay = min(delay*2, 20*time.Millisecond) {
+		b, err := os.ReadFile(cg.leaf + "/cgroup.events")
+		if err == nil && strings.Contains(string(b), "populated 0") {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(delay)
+	}
+}
+
+// observe reads limits and usage back from the kernel.
+func (cg *jobCgroups) observe() Observed {
+	var o Observed
+	mem, pids, cpu := cg.dir("memory"), cg.dir("pids"), cg.dir("cpu")
+	if cg.layout.useV2["memory"] {
+		o.MemoryLimitBytes = readInt(mem + "/memory.max")
+		o.MemoryPeakBytes = readInt(mem + "/memory.peak")
+		o.OOMKills = readKey(mem+"/memory.events", "oom_kill")
+	} else {
+		o.MemoryLimitBytes = readInt(mem + "/memory.limit_in_bytes")
+		o.MemoryPeakBytes = readInt(mem + "/memory.max_usage_in_bytes")
+		o.OOMKills = readKey(mem+"/memory.oom_control", "oom_kill")
+	}
+	o.PidsMax = readInt(pids + "/pids.max")
+	o.PidsLimitHits = readKey(pids+"/pids.events", "max")
+	if cg.layout.useV2["cpu"] {
+		f := strings.Fields(readString(cpu + "/cpu.max"))
+		if len(f) == 2 {
+			o.CPUQuotaMicros, _ = strconv.ParseInt(f[0], 10, 64)
+			o.CPUPeriodMicros, _ = strconv.ParseInt(f[1], 10, 64)
+		}
+		o.CPUTimeNanos = readKey(cpu+"/cpu.stat", "usage_usec") * 1000
+	} else {
+		o.CPUQuotaMicros = readInt(cpu + "/cpu.cfs_quota_us")
+		o.CPUPeriodMicros = readInt(cpu + "/cpu.cfs_period_us")
+		if d, ok := cg.v1["cpuacct"]; ok {
+			o.CPUTimeNanos = readInt(d + "/cpuacct.usage")
+		}
+	}
+	return o
+}
+
+// remove deletes the job's cgroups (they must be empty).
+func (cg *jobCgroups) remove() {
+	for _, d := range cg.v1 {
+		_ = os.Remove(d)
+	}
+	_ = os.Remove(cg.leaf)
+}
+
+func mkdirCgroup(p string) error {
+	if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return nil
+}
+
+func writeFile(p, v string) error {
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(v)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(p), err)
+	}
+	return nil
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+func readString(p string) string {
+	b, _ := os.ReadFile(p)
+	return strings.TrimSpace(string(b))
+}
+
+// readInt reads a number; "max" reads as -1.
+func readInt(p string) int64 {
+	s := readString(p)
+	if s == "max" {
+		return -1
+	}
+	v, _ := strconv.ParseInt(s, 10, 64)
+	return v
+}
+
+// readKey reads "key value" from a flat-keyed cgroup file.
+func readKey(p, key string) int64 {
+	for _, line := range strings.Split(readString(p), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == key {
+			v, _ := strconv.ParseInt(f[1], 10, 64)
+			return v
+		}
+	}
+	return 0
+}

@@ -1,0 +1,44 @@
+// Package sandbox runs one non-agent command (a test suite, a linter, a
+// build) in the task sandbox: zero network, a task-scoped workspace, limits
+// enforced from outside the child, whole-tree cancellation and a containment
+// receipt for every run (requirements §1.7, R-068–R-076; seed 001 "Tomb
+// Execution Contract").
+//
+// # Security model
+//
+// The child can read only the system directories it needs (read-only binds)
+// and the paths the trusted caller lists, write only its workspace, scratch,
+// artifacts and a sized /tmp, reach no network (own network namespace with
+// loopback down, no AF_INET sockets), see none of the caller's environment
+// (allowlist; provider credential names always removed) and cannot outlive
+// cancellation (PID namespace, cgroup.kill, emptiness verified).
+//
+// Enforcement is layered, outermost first: cgroups (memory, pids, cpu,
+// kill), namespaces (user, mount, PID, network, IPC, UTS, cgroup), a fresh
+// root built by pivot_root, Landlock (ABI ≥ 6 hard floor: filesystem, TCP,
+// abstract-socket and signal scopes), no_new_privs, capability drop and a
+// seccomp allowlist that kills foreign-ABI (ia32, x32) system calls. Design
+// and probe list: notes/sandbox.md.
+//
+// # Refusal
+//
+// There is no unsandboxed fallback and no flag that disables a layer. When a
+// required capability is missing the run is refused with
+// fault.SandboxUnavailable naming what is missing. A run is also refused when
+// no passing qualification record exists for the current binary, kernel and
+// policy ([Sandbox.Qualify]).
+//
+// # Re-exec
+//
+// The child side runs by re-executing the current binary with a hidden
+// argv[0] marker. Programs that use this package must call [MaybeRunChild]
+// first thing in main (and in TestMain); it returns immediately in a normal
+// process.
+//
+// # Non-goals
+//
+// This is not the delegated-agent sandbox (R-075): a [Spec] has no network or
+// credential field, and no code path widens a task run into an agent run.
+// Linux/amd64 only; other platforms compile and refuse with
+// fault.Unsupported.
+package sandbox

@@ -1,0 +1,122 @@
+package sandbox
+
+import (
+	"io"
+	"path"
+	"strings"
+)
+
+// job is an admitted run: every field has been validated and every path is
+// derived by the supervisor, never by the caller's child (notes §3 step 1).
+type job struct {
+	path        string // executable path inside the sandbox
+	args        []string
+	env         []string
+	envRemoved  []string
+	input       string // host directory copied into the workspace, or ""
+	dir         string // working directory inside the sandbox
+	binds       []bind
+	limits      Limits
+	stdout      io.Writer
+	stderr      io.Writer
+	artifactsTo string
+}
+
+// bind is one read-only host path made visible inside the sandbox.
+type bind struct {
+	Src string `json:"src"`
+	Dst string `json:"dst"`
+	Dir bool   `json:"dir"`
+}
+
+// forbiddenRoots may not be bound or copied: the sandbox synthesizes them
+// or they expose the host (notes test 10 "caller-controlled roots").
+var forbiddenRoots = []string{"/proc", "/sys", "/dev", "/tmp", "/job", "/run", "/var/run"}
+
+// admit validates spec into a job.
+func (s *Sandbox) admit(spec Spec) (job, error) {
+	if err := admitCommand(spec); err != nil {
+		return job{}, err
+	}
+	if err := checkDir(spec.Dir); err != nil {
+		return job{}, err
+	}
+	lim, err := spec.Limits.withDefaults()
+	if err != nil {
+		return job{}, err
+	}
+	env, removed, err := buildEnv(spec.Env)
+	if err != nil {
+		return job{}, err
+	}
+	j := job{path: spec.Path, args: spec.Args, env: env, envRemoved: removed,
+		dir: path.Join(insideWorkspace, spec.Dir), limits: lim,
+		stdout: orDiscard(spec.Stdout), stderr: orDiscard(spec.Stderr)}
+	if j.input, err = s.admitRoot(spec.Input, true); err != nil {
+		return job{}, err
+	}
+	if j.artifactsTo, err = s.admitRoot(spec.ArtifactsTo, true); err != nil {
+		return job{}, err
+	}
+	for _, p := range spec.ReadOnly {
+		b, err := s.admitBind(p)
+		if err != nil {
+			return job{}, err
+		}
+		j.binds = append(j.binds, b)
+	}
+	return j, nil
+}
+
+// admitRoot checks a caller-supplied host directory: canonical, symlink-free,
+// a directory, not "/", and disjoint from the state and jobs directories.
+func (s *Sandbox) admitRoot(p string, mustDir bool) (string, error) {
+	if p == "" {
+		return "", nil
+	}
+	if err := CheckPath(p); err != nil {
+		return "", err
+	}
+	fi, err := checkNoSymlinks(p)
+	if err != nil {
+		return "", err
+	}
+	if mustDir && !fi.IsDir() {
+		return "", invalid("sandbox.root", "path is not a directory")
+	}
+	if p == "/" {
+		return "", invalid("sandbox.root", "the filesystem root cannot be a task root")
+	}
+	for _, own := range []string{s.cfg.StateDir, s.cfg.JobsDir} {
+		if within(p, own) || within(own, p) {
+			return "", invalid("sandbox.root", "path overlaps coagent8's state or job directories")
+		}
+	}
+	return p, nil
+}
+
+// admitBind checks an extra read-only path.
+func (s *Sandbox) admitBind(p string) (bind, error) {
+	if _, err := s.admitRoot(p, false); err != nil {
+		return bind{}, err
+	}
+	for _, f := range forbiddenRoots {
+		if within(p, f) {
+			return bind{}, invalid("sandbox.root", "path is synthesized inside the sandbox and cannot be bound")
+		}
+	}
+	fi, _ := checkNoSymlinks(p)
+	return bind{Src: p, Dst: p, Dir: fi.IsDir()}, nil
+}
+
+// within reports whether p is base or beneath it (both canonical).
+func within(p, base string) bool {
+	return p == base || strings.HasPrefix(p, strings.TrimSuffix(base, "/")+"/")
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}

@@ -1,0 +1,23 @@
+//go:build linux && amd64
+
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// policyVersion changes whenever the enforcement changes in a way the
+// filter or rule digests below would not show (mount plan, id mapping).
+const policyVersion = "task-sandbox/1"
+
+var policyDigest = sync.OnceValue(func() string {
+	h := sha256.New()
+	f := filterDigest()
+	fmt.Fprintf(h, "%s\nseccomp %x\nlandlock %v\nrules %v\nsystem %s\netc %s\ndev %s\n", policyVersion, f,
+		landlockConfig, landlockRules(), strings.Join(systemDirs, ","), strings.Join(etcBinds, ","), strings.Join(devNodes, ","))
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+})

