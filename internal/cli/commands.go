@@ -9,5 +9,6 @@ func subcommands(a *app) []*cobra.Command {
 		newConsultCmd(a),
 		newDoctorCmd(a),
 		newGateCmd(a),
+		newPricesCmd(a),
 	}
 }

@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/price"
+)
+
+// newPricesCmd is `coagent8 prices show|refresh` (issue 5): the model price
+// catalog governance uses. Prices are approximate public API prices
+// (OpenRouter) used only to decide whether to ask (R-036).
+func newPricesCmd(a *app) *cobra.Command {
+	c := &cobra.Command{Use: "prices", Short: "Show or refresh the approximate model price catalog (OpenRouter)"}
+	c.AddCommand(newPricesShowCmd(a), newPricesRefreshCmd(a))
+	return c
+}
+
+func newPricesRefreshCmd(a *app) *cobra.Command {
+	var from string
+	c := &cobra.Command{
+		Use:   "refresh",
+		Short: "Fetch OpenRouter's model list and cache it with its date",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.pricesRefresh(cmd, from)
+		},
+	}
+	c.Flags().StringVar(&from, "url", price.DefaultURL, "model list URL (OpenRouter /api/v1/models format)")
+	return c
+}
+
+func (a *app) pricesRefresh(cmd *cobra.Command, from string) error {
+	if u, err := url.Parse(from); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return usageError{fmt.Errorf("--url must be an http(s) URL")}
+	}
+	client := &http.Client{Timeout: 60 * time.Second}
+	c, err := price.Refresh(cmd.Context(), client, from)
+	if err != nil {
+		return fault.Wrap(fault.ProcessError, "prices.refresh_failed",
+			"could not refresh the price list; the previous catalog stays in use", err).WithRetry()
+	}
+	path := price.CachePath(a.env.StateDir())
+	if err := c.Save(path); err != nil {
+		return fault.Wrap(fault.ProcessError, "prices.cache_write", "could not write the price cache", err)
+	}
+	fmt.Fprintf(a.io.Out, "Cached %d priced models from %s (fetched %s).\n",
+		len(c.IDs()), from, c.Source().Date.Format(time.RFC3339))
+	return nil
+}
+
+func newPricesShowCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show",
+		Short: "Show the price source, its date, the governance limits and the prices",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, st := price.Load(price.CachePath(a.env.StateDir()))
+			writePriceStatus(a.io.Out, st)
+			writeLimits(a.io.Out, a.env.ConfigPath())
+			for _, p := range c.IDs() {
+				fmt.Fprintf(a.io.Out, "  %-48s %10s USD/M output\n", p.ID, p.PerMillion.FloatString(2))
+			}
+			return nil
+		},
+	}
+}
+
+func writePriceStatus(w io.Writer, st price.Status) {
+	fmt.Fprintf(w, "Price source: %s (%s), dated %s, %d priced ids. Approximate public API prices; not billing.\n",
+		st.Source.Kind, st.Source.URL, st.Source.Date.Format(time.DateOnly), st.Models)
+	if st.Source.Note != "" {
+		fmt.Fprintf(w, "Note: %s\n", st.Source.Note)
+	}
+	if st.Warning != "" {
+		fmt.Fprintf(w, "Warning: %s\n", st.Warning)
+	}
+}
+
+func writeLimits(w io.Writer, configPath string) {
+	f, _ := config.LoadFile(configPath)
+	if err := f.GovernanceErr(); err != nil {
+		fmt.Fprintf(w, "Governance: INVALID, turns are refused: %s\n", fault.From(err).Message)
+		return
+	}
+	fmt.Fprintf(w, "Governance limits: askAbovePrice %s USD per million output tokens, priceMultiplier %s\n",
+		f.Governance.AskAbovePrice().FloatString(2), f.Governance.PriceMultiplier().FloatString(2))
+}
