@@ -77,6 +77,8 @@ type Gate struct {
 	drains  chan struct{}
 	stop    context.CancelFunc
 	done    chan struct{}
+	// settling counts settlements still being written; Close waits for them.
+	settling sync.WaitGroup
 
 	mu       sync.Mutex
 	bindings map[string]Grant // keyed hash → immutable binding fields only
@@ -134,10 +136,12 @@ func withDefaults(o Options) Options {
 	return o
 }
 
-// Close stops the watcher. In-flight exchanges finish on their own.
+// Close stops the watcher and waits for pending settlements. In-flight
+// exchanges finish on their own.
 func (g *Gate) Close() error {
 	g.stop()
 	<-g.done
+	g.settling.Wait()
 	return nil
 }
 

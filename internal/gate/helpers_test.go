@@ -147,6 +147,7 @@ func (f *fixture) settled(id string) Grant {
 			f.t.Fatal(err)
 		}
 		if g.Reserved == (Counters{}) || time.Now().After(deadline) {
+			f.gate.settling.Wait() // the settlement event is recorded after the row
 			return g
 		}
 		time.Sleep(10 * time.Millisecond)

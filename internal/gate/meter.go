@@ -69,8 +69,14 @@ func (b *meteredBody) finish() {
 		b.rc.Close()
 		b.m.close()
 		charge, out := b.charge()
-		b.g.settle(b.a, charge, out)
 		b.a.done()
+		// Settle off the client's path: the reservation keeps holding the
+		// budget until then, which only errs on the side of denying.
+		b.g.settling.Add(1)
+		go func() {
+			defer b.g.settling.Done()
+			b.g.settle(b.a, charge, out)
+		}()
 	})
 }
 
