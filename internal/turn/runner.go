@@ -34,6 +34,10 @@ type Request struct {
 	Progress func(msg string)
 	// Observer, if set, also receives the backend's raw stream events.
 	Observer adapter.Observer
+	// Started, if set, is called once the session lease is held, before the
+	// backend starts, with the session handle ("" for mode none) and the
+	// turn number (background mode returns these at once).
+	Started func(handle string, turn int)
 }
 
 // Runner runs turns. It is safe for concurrent use.
@@ -102,10 +106,15 @@ func (r *Runner) run(ctx context.Context, req Request, start time.Time) (Outcome
 	if err != nil {
 		return Outcome{}, err
 	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	lease, err := r.sessions.Begin(ctx, Begin{Handle: req.SessionHandle, Workspace: turn.Workspace,
-		Backend: b.Name(), Mode: req.SessionMode, Model: req.Model})
+		Backend: b.Name(), Mode: req.SessionMode, Model: req.Model, Prompt: req.Prompt, Cancel: cancel})
 	if err != nil {
 		return Outcome{}, err
+	}
+	if req.Started != nil {
+		req.Started(lease.Handle(), lease.Turn())
 	}
 	turn.SessionID = lease.NativeID()
 	turn.Observer = &observer{lease: lease, progress: req.Progress, next: req.Observer}

@@ -27,6 +27,12 @@ type Begin struct {
 	Backend   string
 	Mode      string // new | auto | none ("" = new)
 	Model     string
+	// Prompt is the turn's prompt text (kept as history by durable stores).
+	Prompt string
+	// Cancel ends the turn: it cancels the context the backend runs under,
+	// which tears the process tree down. Stores call it from the cancel
+	// tool (any connection) and may keep it until End. May be nil.
+	Cancel context.CancelCauseFunc
 }
 
 // Lease is one turn's exclusive hold on a session.
