@@ -74,8 +74,6 @@ func startNginx(b *testing.B, upstream string) string {
 		b.Fatal("nginx not installed (apt-get install -y nginx)")
 	}
 	dir := b.TempDir()
-	ln, _ := (&httptest.Server{}).Listener, 0
-	_ = ln
 	port := freePort(b)
 	conf := fmt.Sprintf(`worker_processes 1; daemon off; pid %[1]s/nginx.pid; error_log %[1]s/error.log;
 events { worker_connections 4096; }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
@@ -219,4 +218,3 @@ func safePath(p string) string {
 	return p
 }
 
-var _ = time.Second
