@@ -217,4 +217,3 @@ func safePath(p string) string {
 	}
 	return p
 }
-
