@@ -33,7 +33,7 @@ var (
 	setAWS      = newSet("A-Z", "2-7")                                // base32 body
 	setUpperNum = newSet("A-Z", "0-9")                                // AWS A3T? byte
 	setPEMLabel = newSet("A-Z", "0-9", " ")                           // PEM type label
-	setPEMBody  = newSet("A-Z", "a-z", "0-9", "+/=", "\r\n\\")        // body, raw or \n-escaped
+	setPEMBody  = newSet("A-Z", "a-z", "0-9", "+/=._~-", "\r\n\\")    // body, raw or \n-escaped; every token byte, so a cut block never ends inside a word
 	setKey      = newSet("A-Z", "a-z", "0-9", "_-")                   // keyword key run
 	setSpace    = newSet(" \t")                                       // inline whitespace
 	setHex      = newSet("0-9", "a-f", "A-F")                         // escapes

@@ -41,8 +41,9 @@ var (
 		"empty": true, "unset": true, "missing": true, "invalid": true, "yes": true,
 		"off": true, "env": true, "text": true, "hidden": true,
 	}
-	valueRun  = notIn(valueStop)
-	quotedRun = map[byte]*byteSet{'"': notIn(quoteEnd['"']), '\'': notIn(quoteEnd['\'']), '`': notIn(quoteEnd['`'])}
+	valueRun     = notIn(valueStop)
+	setBackslash = newSet(`\\`)
+	quotedRun    = map[byte]*byteSet{'"': notIn(quoteEnd['"']), '\'': notIn(quoteEnd['\'']), '`': notIn(quoteEnd['`'])}
 )
 
 // detectKeyword runs at '=' or ':' and replaces the literal value of a
@@ -60,7 +61,7 @@ func detectKeyword(c *cursor, i int) (match, res) {
 	if sep == '=' && i > 0 && strings.IndexByte("=!<>+*/%&|^", b[i-1]) >= 0 {
 		return match{}, none
 	}
-	compound, ok := keyBefore(b, i)
+	compound, ok := keyBefore(b, i, c.bnd)
 	if !ok {
 		return match{}, none
 	}
@@ -70,7 +71,7 @@ func detectKeyword(c *cursor, i int) (match, res) {
 // keyBefore reads the key that ends before the separator at i: optional
 // spaces, an optional (escaped) closing quote, then the key run. It reads at
 // most 76 bytes back, less than the streaming writer's context.
-func keyBefore(b []byte, i int) (compound, ok bool) {
+func keyBefore(b []byte, i, bnd int) (compound, ok bool) {
 	j := i
 	if b[i] == '=' && j > 0 && b[j-1] == ':' { // Go's :=
 		j--
@@ -80,7 +81,7 @@ func keyBefore(b []byte, i int) (compound, ok bool) {
 	}
 	if j > 0 && (b[j-1] == '"' || b[j-1] == '\'') {
 		j--
-		if j > 0 && b[j-1] == '\\' {
+		for k := 0; k < 8 && j > 0 && b[j-1] == '\\'; k++ { // \" and \\\" (JSON in JSON)
 			j--
 		}
 	}
@@ -90,6 +91,9 @@ func keyBefore(b []byte, i int) (compound, ok bool) {
 	}
 	if e == j || e-j >= 64 {
 		return false, false
+	}
+	if j < bnd && bnd < e { // the run starts inside an escape
+		j = bnd
 	}
 	var buf [64]byte
 	k := buf[:0]
@@ -120,12 +124,13 @@ func keyValue(c *cursor, j int, compound bool) (match, res) {
 		return match{}, needOr(c, none)
 	}
 	run, quoted := valueRun, false
-	if b[k] == '\\' { // \"value\" inside a JSON string
-		if k+1 >= len(b) {
+	if b[k] == '\\' { // \"value\" inside a JSON string, escaped once or more
+		e, _, eof := span(b, k, setBackslash, 8)
+		if eof {
 			return match{}, needOr(c, none)
 		}
-		if b[k+1] == '"' {
-			k++
+		if b[e] == '"' {
+			k = e
 		}
 	}
 	if q, isQ := quotedRun[b[k]]; isQ {
@@ -138,6 +143,14 @@ func keyValue(c *cursor, j int, compound bool) (match, res) {
 	}
 	if eof && !c.final {
 		return match{}, more
+	}
+	if end > k+1 {
+		if p := bytes.Index(b[k+1:end], []byte("-----BEGIN")); p >= 0 {
+			end = k + 1 + p // a PEM block inside a quoted value is its own match
+		}
+	}
+	for !quoted && end > k && b[end-1] == ':' { // "k=other_key: v": the next key is not this value
+		end--
 	}
 	if !quoted && end < len(b) && b[end] == '(' { // a call: getToken()
 		return match{}, none

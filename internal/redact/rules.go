@@ -299,6 +299,9 @@ func schemeToken(c *cursor, j int, kind Kind, set *byteSet, minLen int, check fu
 // refine names the precise format of a value found by a generic rule.
 func refine(c *cursor, m match) (match, res) {
 	im, r := c.inner(m.start)
+	if r == none && c.b[m.start] == '-' { // a PEM block behind API_KEY=
+		im, r = detectPEM(c, m.start)
+	}
 	switch {
 	case r == more:
 		return match{}, more

@@ -48,6 +48,9 @@ type cursor struct {
 	b     []byte
 	final bool
 	rs    *ruleset
+	// bnd is the scanner's last escape-made boundary, so a key glued to an
+	// ANSI or JSON escape ("\x1b[32mpassword=") is read without it.
+	bnd int
 }
 
 // try runs ds at i; the first more or hit decides.
@@ -102,6 +105,7 @@ func (s *scanner) scan(b []byte, i int, final bool, ms []match) (_ []match, stop
 		var m match
 		var r res
 		if t&fFree != 0 {
+			c.bnd = bnd
 			if m, r = c.try(s.rs.free[b[i]], i); r != none {
 				goto decided
 			}
