@@ -123,6 +123,6 @@ type recorder struct {
 	warnings []string
 }
 
-func (r *recorder) Delta(s string)            { r.deltas.WriteString(s) }
+func (r *recorder) Delta(s string)             { r.deltas.WriteString(s) }
 func (r *recorder) Activity(kind, name string) {}
-func (r *recorder) Warning(msg string)        { r.warnings = append(r.warnings, msg) }
+func (r *recorder) Warning(msg string)         { r.warnings = append(r.warnings, msg) }

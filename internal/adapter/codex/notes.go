@@ -128,7 +128,10 @@ func (e *events) onCompleted(p json.RawMessage) error {
 	if err := json.Unmarshal(p, &n); err != nil {
 		return err
 	}
-	if e.turnID != "" && n.Turn.ID != e.turnID {
+	// One turn per process: the first terminal report wins. The turn id
+	// may not be known yet (the response to turn/start and the first
+	// events race on the caller's side).
+	if e.completed != nil || (e.turnID != "" && n.Turn.ID != e.turnID) {
 		return nil
 	}
 	e.completed = &n

@@ -145,7 +145,14 @@ func (s *session) wait(ctx context.Context, stop context.CancelFunc, threadID, t
 	case <-s.ev.done:
 		return nil
 	case <-s.conn.Done():
-		return s.midTurnExit()
+		// The reader handles every record before Done closes, so a
+		// terminal report that preceded the exit has been seen.
+		select {
+		case <-s.ev.done:
+			return nil
+		default:
+			return s.midTurnExit()
+		}
 	case <-ctx.Done():
 		s.interrupt(threadID, turnID)
 		stop()
