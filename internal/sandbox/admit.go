@@ -56,7 +56,11 @@ func checkNoSymlinks(p string) (fs.FileInfo, error) {
 			return nil, fault.Wrap(fault.InvalidInput, "sandbox.path", "path does not exist", err)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, invalid("sandbox.path", "path contains a symlink")
+			msg := "path contains a symlink"
+			if real, err := filepath.EvalSymlinks(p); err == nil && !hasControl(real) {
+				msg += "; the canonical path is " + real
+			}
+			return nil, invalid("sandbox.path", msg)
 		}
 	}
 	if fi == nil {

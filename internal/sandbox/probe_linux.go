@@ -194,20 +194,24 @@ func probeSymlinks(args []string) (bool, string) {
 	return true, fmt.Sprintf("write through workspace link: %v", werr)
 }
 
+// probeFDs lists descriptors with raw syscalls (os.Open would make the
+// runtime open its own epoll descriptors first).
 func probeFDs([]string) (bool, string) {
-	ents, err := os.ReadDir("/proc/self/fd")
+	d, err := unix.Open("/proc/self/fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return false, "cannot list fds: " + err.Error()
 	}
+	buf := make([]byte, 8192)
+	n, _ := unix.ReadDirent(d, buf)
+	_, _, names := unix.ParseDirent(buf[:n], -1, nil)
 	var extra []string
-	for _, e := range ents {
-		n, _ := strconv.Atoi(e.Name())
-		if n > 2 {
-			if t, _ := os.Readlink("/proc/self/fd/" + e.Name()); !strings.HasPrefix(t, "/proc/") {
-				extra = append(extra, e.Name()+"->"+t)
-			}
+	for _, name := range names {
+		if v, _ := strconv.Atoi(name); v > 2 && v != d {
+			t, _ := os.Readlink("/proc/self/fd/" + name)
+			extra = append(extra, name+"->"+t)
 		}
 	}
+	unix.Close(d)
 	at := map[string]error{}
 	for _, p := range []string{"/proc/self/exe", "/proc/1/exe"} {
 		f, err := os.OpenFile(p, os.O_WRONLY, 0)
@@ -216,8 +220,8 @@ func probeFDs([]string) (bool, string) {
 		}
 		at["write "+p] = err
 	}
-	ok, d := allFail(at)
-	return ok && len(extra) == 0, fmt.Sprintf("extra fds %v; %s", extra, d)
+	ok, detail := allFail(at)
+	return ok && len(extra) == 0, fmt.Sprintf("extra fds %v; %s", extra, detail)
 }
 
 func probeProc([]string) (bool, string) {

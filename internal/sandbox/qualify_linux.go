@@ -85,7 +85,7 @@ func probeCases() []probeCase {
 		{name: "userns"},
 		{name: "families"},
 		{name: "ptrace"},
-		{name: "argv", setup: argvArgs},
+		{name: "argv", setup: argvArgs, expect: argvVerbatim},
 		{name: "tree_kill", cancelOn: "ready", expect: cancelledEmpty},
 		{name: "fork_bomb", limits: Limits{Pids: 32}, expect: pidsStopped},
 		{name: "memory", limits: Limits{Memory: 64 << 20, Tmp: 8 << 20}, expect: outOfMemory},
@@ -199,6 +199,9 @@ func (s *Sandbox) runProbeJob(ctx context.Context, pc probeCase, args []string, 
 	j := job{path: probePath, args: append([]string{probeArg, pc.name}, args...), env: env, envRemoved: removed,
 		dir: insideWorkspace, limits: lim, stdout: out, stderr: out, artifactsTo: filepath.Join(dir, "collected"),
 		binds: []bind{{Src: "/proc/self/exe", Dst: probePath}}}
+	if j.binds[0].Src, err = os.Readlink("/proc/self/exe"); err != nil {
+		return Receipt{}, nil, unavailable("binary", "a readable /proc/self/exe", err)
+	}
 	if err := os.Mkdir(j.artifactsTo, 0o700); err != nil {
 		return Receipt{}, nil, err
 	}
@@ -358,6 +361,11 @@ func argvArgs(*probeHost) ([]string, func(Receipt) (bool, string)) {
 	return probeArgvValues, nil
 }
 
+func argvVerbatim(r Receipt, rep probeReport) (bool, string) {
+	want, _ := json.Marshal(probeArgvValues)
+	return r.Exit.Success() && rep.Detail == string(want), "child argv " + rep.Detail
+}
+
 func cancelledEmpty(r Receipt, _ probeReport) (bool, string) {
 	return r.Exit.Class == ExitCancelled && r.TreeEmpty, fmt.Sprintf("exit %s, tree empty %v, run %.0f ms", r.Exit.Class, r.TreeEmpty, r.RunMS)
 }
@@ -384,11 +392,11 @@ func callerRoots(_ context.Context, s *Sandbox) (bool, string) {
 	link := filepath.Join(dir, "home")
 	_ = os.Symlink("/home", link)
 	bad := []Spec{
-		{Path: "/bin/true", Input: "/"}, {Path: "/bin/true", Input: ".."},
-		{Path: "/bin/true", Input: dir + "/job/../.."}, {Path: "/bin/true", Input: link},
-		{Path: "/bin/true", Input: s.cfg.JobsDir + "/x"}, {Path: "/bin/true", ReadOnly: []string{"/proc"}},
+		{Path: "/usr/bin/true", Input: "/"}, {Path: "/usr/bin/true", Input: ".."},
+		{Path: "/usr/bin/true", Input: dir + "/job/../.."}, {Path: "/usr/bin/true", Input: link},
+		{Path: "/usr/bin/true", Input: s.cfg.JobsDir + "/x"}, {Path: "/usr/bin/true", ReadOnly: []string{"/proc"}},
 		{Path: "bin/sh"}, {Path: "/usr/bin/../bin/sh"}, {Path: "/usr/bin/sh\n"}, {Path: "/usr/bin/sh\x00x"},
-		{Path: "/bin/true", Dir: "../x"},
+		{Path: "/usr/bin/true", Dir: "../x"},
 	}
 	var accepted []string
 	for _, sp := range bad {
@@ -417,7 +425,7 @@ func failOpen(ctx context.Context, s *Sandbox) (bool, string) {
 		sb, err := New(cfg)
 		if err == nil {
 			var j job
-			if j, err = sb.admit(Spec{Path: "/bin/true"}); err == nil {
+			if j, err = sb.admit(Spec{Path: "/usr/bin/true"}); err == nil {
 				_, err = sb.runJob(ctx, j, "")
 			}
 		}
