@@ -2,12 +2,15 @@ package turn
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/adapter"
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/fingerprint"
 	"github.com/coagent8/coagent8/internal/redact"
 )
 
@@ -118,7 +121,11 @@ func (r *Runner) run(ctx context.Context, req Request, start time.Time) (Outcome
 	}
 	turn.SessionID = lease.NativeID()
 	turn.Observer = &observer{lease: lease, progress: req.Progress, next: req.Observer}
+	before := fingerprint.Take(turn.Workspace)
 	res, err := b.Run(ctx, turn)
+	if err == nil {
+		err = r.unchanged(b.Name(), turn.Workspace, before, &res)
+	}
 	if err != nil {
 		lease.End(context.WithoutCancel(ctx), End{Status: statusOf(err), ErrCode: string(fault.From(err).Code), Reason: fault.From(err).Reason})
 		return Outcome{}, r.withHandle(err, lease)
@@ -164,4 +171,24 @@ func quoteShort(s string) string {
 		s = s[:32] + "…"
 	}
 	return `"` + s + `"`
+}
+
+// unchanged compares the workspace with its state before the read-only
+// turn (R-018): any change withholds the answer, whoever made it, because
+// coagent8 cannot tell a backend write from a concurrent one. A tree too
+// large to fingerprint is reported as a warning, not as verified.
+func (r *Runner) unchanged(backend, ws string, before fingerprint.Snapshot, res *adapter.Result) error {
+	after := fingerprint.Take(ws)
+	if !before.Measured() || !after.Measured() {
+		res.Warnings = append(res.Warnings, "The workspace was too large to fingerprint; it was not checked for changes after the turn.")
+		return nil
+	}
+	changed := before.Changes(after, 5)
+	if len(changed) == 0 {
+		return nil
+	}
+	r.record(event.Event{Type: event.TypeRefusal, Code: string(fault.SandboxUnavailable), Reason: "workspace_changed",
+		Backend: backend, Detail: fmt.Sprintf("%d path(s) changed", len(changed))})
+	return fault.New(fault.SandboxUnavailable, "workspace_changed",
+		"The workspace changed during the read-only turn (first changed: "+strings.Join(changed, ", ")+"); the answer was withheld.")
 }

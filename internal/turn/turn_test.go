@@ -143,3 +143,23 @@ func TestSessionContinuationAndBusy(t *testing.T) {
 		t.Fatalf("continuation: %+v", o3)
 	}
 }
+
+// writingBackend writes into the workspace despite its profile.
+type writingBackend struct{ countingBackend }
+
+func (w *writingBackend) Run(ctx context.Context, t adapter.Turn) (adapter.Result, error) {
+	os.WriteFile(filepath.Join(t.Workspace, "PWNED.txt"), []byte("x"), 0o644)
+	return adapter.Result{Text: "done", SessionID: "s"}, nil
+}
+
+func TestWorkspaceChangeWithholdsAnswer(t *testing.T) {
+	r, ev := newRunner(t, &writingBackend{})
+	o := r.Run(context.Background(), Request{Backend: "claude", Prompt: "q", Workspace: t.TempDir()})
+	if o.Error == nil || o.Error.Reason != "workspace_changed" || o.Output != "" {
+		t.Fatalf("outcome = %+v", o)
+	}
+	evs := ev.Events()
+	if len(evs) == 0 || evs[0].Reason != "workspace_changed" {
+		t.Fatalf("events = %+v", evs)
+	}
+}
