@@ -227,7 +227,7 @@ func (f *fake) playTurn() (int, bool) {
 
 // wrap runs the real CLI, hiding one server from the disable overrides.
 func wrap(sc scenario, args []string) int {
-	var kept []string
+	kept := []string{"app-server"}
 	for i := 0; i < len(args); i++ {
 		if args[i] == "-c" && i+1 < len(args) && args[i+1] == "mcp_servers."+sc.Unhide+".enabled=false" {
 			i++
