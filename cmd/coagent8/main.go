@@ -10,9 +10,11 @@ import (
 	"syscall"
 
 	"github.com/coagent8/coagent8/internal/cli"
+	"github.com/coagent8/coagent8/internal/sandbox"
 )
 
 func main() {
+	sandbox.MaybeRunChild() // sandbox helper/probe re-exec; returns in a normal process
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, os.Args[1:], cli.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()

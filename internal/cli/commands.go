@@ -10,5 +10,6 @@ func subcommands(a *app) []*cobra.Command {
 		newDoctorCmd(a),
 		newGateCmd(a),
 		newPricesCmd(a),
+		newSandboxCmd(a),
 	}
 }

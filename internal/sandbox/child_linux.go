@@ -208,4 +208,3 @@ func dropIDs() error {
 	}
 	return nil
 }
-

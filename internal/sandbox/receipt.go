@@ -119,11 +119,11 @@ type Receipt struct {
 	Exit         Exit     `json:"exit"`
 	// TreeEmpty reports whether the job's cgroup was verified empty after
 	// the run.
-	TreeEmpty bool      `json:"tree_empty"`
-	Started   time.Time `json:"started"`
-	SetupMS   float64   `json:"setup_ms"`
-	RunMS     float64   `json:"run_ms"`
-	TotalMS   float64   `json:"total_ms"`
+	TreeEmpty bool       `json:"tree_empty"`
+	Started   time.Time  `json:"started"`
+	SetupMS   float64    `json:"setup_ms"`
+	RunMS     float64    `json:"run_ms"`
+	TotalMS   float64    `json:"total_ms"`
 	Artifacts []Artifact `json:"artifacts"`
 	// ArtifactsRejected lists entries that were not collected (symlinks,
 	// special files, oversize), escaped for display.

@@ -97,7 +97,7 @@ func (l Limits) withDefaults() (Limits, error) {
 
 func (l Limits) validate() error {
 	checks := []struct {
-		name     string
+		name      string
 		v, lo, hi int64
 	}{
 		{"memory", l.Memory, 16 << 20, maxMemory},
