@@ -15,6 +15,7 @@ import (
 
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/price"
 	"github.com/coagent8/coagent8/internal/version"
 )
 
@@ -38,9 +39,10 @@ const (
 
 // app carries what every subcommand needs.
 type app struct {
-	ctx context.Context
-	io  Stdio
-	env config.Env
+	priceStatus price.Status
+	ctx         context.Context
+	io          Stdio
+	env         config.Env
 }
 
 // Main runs the command line and returns the exit code.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/coagent8/coagent8/internal/adapter"
 	"github.com/coagent8/coagent8/internal/adapter/claude"
+	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/mcpserver"
 	"github.com/coagent8/coagent8/internal/redact"
@@ -33,7 +34,13 @@ func (a *app) build(ctx context.Context) (*stack, error) {
 		closeEvents()
 		return nil, err
 	}
-	srv, err := mcpserver.New(mcpserver.Options{Env: a.env, Runner: runner, Profile: a.toolProfile(), Logger: log})
+	gov, cfg, err := a.governance(log, events)
+	if err != nil {
+		closeEvents()
+		return nil, err
+	}
+	srv, err := mcpserver.New(mcpserver.Options{Env: a.env, Runner: runner, Profile: a.toolProfile(cfg), Logger: log,
+		Governance: gov, DefaultBackend: cfg.DefaultBackend, DoctorSections: a.doctorSections(cfg)})
 	if err != nil {
 		closeEvents()
 		return nil, err
@@ -78,13 +85,14 @@ func (l logSink) Record(e event.Event) error {
 	return nil
 }
 
-func (a *app) toolProfile() string {
+// toolProfile: the environment variable wins over the configuration.
+func (a *app) toolProfile(cfg config.File) string {
 	for _, k := range []string{"COAGENT8_TOOL_PROFILE", "coagent8_TOOL_PROFILE"} {
 		if v := a.env.Get(k); v != "" {
 			return v
 		}
 	}
-	return "canonical"
+	return cfg.ToolProfile
 }
 
 // apiKeyBilling reports whether the user opted into API-key billing for a

@@ -40,6 +40,7 @@ func TestMain(m *testing.M) {
 // the pinned claude, and the local double as Anthropic base URL.
 func env(t *testing.T, baseURL string, extra ...string) []string {
 	home := t.TempDir()
+	writeConfig(t, filepath.Join(home, ".coagent8", "config.json"), `{"schemaVersion":1,"governance":{"models":{"allow":["claude-sonnet-5-5"]}}}`)
 	return append([]string{
 		"PATH=/usr/local/bin:/usr/bin:/bin",
 		"HOME=" + home,
@@ -171,5 +172,15 @@ func TestNestedTurnRefused(t *testing.T) {
 	}
 	if n := len(dbl.Requests()); n != 0 {
 		t.Fatalf("nested turn reached the provider (%d requests)", n)
+	}
+}
+
+func writeConfig(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

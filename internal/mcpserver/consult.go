@@ -82,7 +82,22 @@ func (s *Server) runTurn(ctx context.Context, req *mcp.CallToolRequest, treq tur
 		return s.render(s.runner.Failure(treq, err)), nil
 	}
 	treq.Backend = name
-	return s.render(s.runner.Run(ctx, treq)), nil
+	if err := s.runner.Precheck(treq); err != nil {
+		return s.render(s.runner.Failure(treq, err)), nil
+	}
+	gv, res, err := s.govern(ctx, req, &treq)
+	if res != nil {
+		return res, nil
+	}
+	if err != nil {
+		return s.render(s.runner.Failure(treq, err)), nil
+	}
+	s.apply(&treq, gv)
+	out := s.runner.Run(ctx, treq)
+	if gv.warning != "" {
+		out.Warnings = append(out.Warnings, gv.warning)
+	}
+	return s.render(out), nil
 }
 
 // Consult runs a consult turn outside MCP (the terminal command): the
@@ -93,5 +108,13 @@ func (s *Server) Consult(ctx context.Context, treq turn.Request) turn.Outcome {
 		return s.runner.Failure(treq, err)
 	}
 	treq.Backend = name
+	if err := s.runner.Precheck(treq); err != nil {
+		return s.runner.Failure(treq, err)
+	}
+	gv, _, err := s.govern(ctx, nil, &treq)
+	if err != nil {
+		return s.runner.Failure(treq, err)
+	}
+	s.apply(&treq, gv)
 	return s.runner.Run(ctx, treq)
 }

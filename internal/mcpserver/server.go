@@ -9,6 +9,7 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"log/slog"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -33,7 +34,9 @@ type Options struct {
 	DefaultBackend string
 	// DoctorSections, if set, returns extra named doctor sections.
 	DoctorSections func() map[string]any
-	Logger         *slog.Logger
+	// Governance decides which models may run (required).
+	Governance Governance
+	Logger     *slog.Logger
 }
 
 // Server holds the MCP server and what its handlers share.
@@ -46,6 +49,8 @@ type Server struct {
 
 	defaultBackend string
 	doctorSections func() map[string]any
+	governance     Governance
+	models         *modelCache
 }
 
 // New builds the MCP server with every tool registered.
@@ -53,10 +58,14 @@ func New(o Options) (*Server, error) {
 	if o.Runner == nil {
 		return nil, fault.New(fault.ProcessError, "mcpserver.runner", "mcpserver: runner is required")
 	}
+	if o.Governance.Consent == nil || o.Governance.ConfigPath == "" {
+		return nil, fault.New(fault.ProcessError, "mcpserver.governance", "mcpserver: governance is required")
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{env: o.Env, runner: o.Runner, diag: redact.NewDiagnostic(o.Env.Home()), log: o.Logger, defaultBackend: o.DefaultBackend, doctorSections: o.DoctorSections}
+	s := &Server{env: o.Env, runner: o.Runner, diag: redact.NewDiagnostic(o.Env.Home()), log: o.Logger, defaultBackend: o.DefaultBackend, doctorSections: o.DoctorSections,
+		governance: o.Governance, models: &modelCache{ttl: 10 * time.Minute, m: map[[2]string]cached{}}}
 	s.mcp = mcp.NewServer(identity(), &mcp.ServerOptions{
 		Logger:       o.Logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},

@@ -63,3 +63,11 @@ func ResolveBackend(env config.Env, requested, preferred string, r *Runner) (str
 func (r *Runner) Failure(req Request, err error) Outcome {
 	return r.failed(req, err, time.Now())
 }
+
+// Precheck runs every check that needs no process (nested-turn marker,
+// backend, workspace, prompt, model and effort), so callers can refuse
+// before governance probes start anything.
+func (r *Runner) Precheck(req Request) error {
+	_, _, err := r.admit(req)
+	return err
+}
