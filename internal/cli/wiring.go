@@ -50,7 +50,7 @@ func (a *app) build(ctx context.Context) (*stack, error) {
 
 func (a *app) backends() []adapter.Backend {
 	return []adapter.Backend{
-		claude.New(a.env, claude.Options{APIKeyBilling: a.apiKeyBilling("claude")}),
+		claude.New(a.env, claude.Options{APIKeyBilling: a.apiKeyBilling("claude"), CacheDir: filepath.Join(a.env.StateDir(), "cache")}),
 	}
 }
 

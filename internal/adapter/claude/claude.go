@@ -42,6 +42,9 @@ type Options struct {
 	// APIKeyBilling passes ANTHROPIC_API_KEY through to the CLI: the user
 	// chose API-key billing (config). Otherwise the key is stripped.
 	APIKeyBilling bool
+	// CacheDir, if set, keeps resolved model aliases across processes
+	// (metadata only; see modelcache.go).
+	CacheDir string
 }
 
 // Backend runs Claude Code turns. It is safe for concurrent use.

@@ -258,3 +258,20 @@ func TestResolveVerifiesWithoutModelRequest(t *testing.T) {
 		}
 	}
 }
+
+func TestResolveIsCachedAcrossBackends(t *testing.T) {
+	dbl := providertest.NewAnthropic(t, providertest.Options{})
+	env := realEnv(t, dbl.URL(), true)
+	dir := t.TempDir()
+	first, err := New(env, Options{APIKeyBilling: true, CacheDir: dir}).Resolve(context.Background(), t.TempDir(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second backend (a new process in real use) with a broken CLI path
+	// would fail to probe: a hit must not start the CLI at all.
+	b2 := New(env, Options{APIKeyBilling: true, CacheDir: dir})
+	second, err := b2.Resolve(context.Background(), t.TempDir(), "")
+	if err != nil || second.Model != first.Model || !strings.HasSuffix(second.Verified, "(cached)") {
+		t.Fatalf("second = %+v, %v; first = %+v", second, err, first)
+	}
+}

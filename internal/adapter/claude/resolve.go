@@ -2,6 +2,7 @@ package claude
 
 import (
 	"context"
+	"time"
 
 	"github.com/coagent8/coagent8/internal/adapter"
 	"github.com/coagent8/coagent8/internal/fault"
@@ -21,6 +22,18 @@ func (b *Backend) Resolve(ctx context.Context, workspace, model string) (adapter
 	if err != nil {
 		return adapter.Resolution{}, err
 	}
+	key := b.modelKey(inv.spec.Path, inv.model)
+	if e, ok := b.cachedModel(key); ok {
+		return adapter.Resolution{Model: e.Model, Verified: e.Verified + " (cached)"}, nil
+	}
+	res, err := b.resolve(ctx, inv)
+	if err == nil {
+		b.storeModel(key, modelEntry{Model: res.Model, Verified: res.Verified, At: time.Now()})
+	}
+	return res, err
+}
+
+func (b *Backend) resolve(ctx context.Context, inv invocation) (adapter.Resolution, error) {
 	inv.spec.Args = append(inv.spec.Args, "--no-session-persistence")
 	inv.spec.Deadline = probeDeadline
 	p, err := process.Start(ctx, inv.spec)
