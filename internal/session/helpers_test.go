@@ -67,3 +67,13 @@ func fileSize(path string) int64 {
 	}
 	return st.Size()
 }
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if ok() {
+			return
+		}
+	}
+	t.Fatal("condition not reached in 5 s")
+}

@@ -184,10 +184,10 @@ func (l *lease) final(ctx context.Context, e turn.End) (string, bool) {
 // noneLease is session_mode none: no handle, nothing kept.
 type noneLease struct{}
 
-func (noneLease) Handle() string                      { return "" }
-func (noneLease) NativeID() string                    { return "" }
-func (noneLease) Turn() int                           { return 0 }
-func (noneLease) Delta(string)                        {}
+func (noneLease) Handle() string                       { return "" }
+func (noneLease) NativeID() string                     { return "" }
+func (noneLease) Turn() int                            { return 0 }
+func (noneLease) Delta(string)                         {}
 func (noneLease) End(context.Context, turn.End) string { return "" }
 
 // degraded returns a lease for a turn that runs while the archive cannot

@@ -92,7 +92,7 @@ func (s *Store) Status(ctx context.Context, workspace, handle string) (Info, err
 	}
 	i := Info{Handle: handle, Backend: r.backend, State: s.state(r), Turns: r.turns, Model: r.model,
 		ContinuationAvailable: r.native != "" && s.state(r) == "idle",
-		CreatedAt: time.UnixMilli(r.created).UTC(), LastUsedAt: time.UnixMilli(r.lastUsed).UTC()}
+		CreatedAt:             time.UnixMilli(r.created).UTC(), LastUsedAt: time.UnixMilli(r.lastUsed).UTC()}
 	if r.turns > 0 {
 		t, err := s.turnInfo(ctx, handle, r.turns)
 		if err == nil {
