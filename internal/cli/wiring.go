@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/coagent8/coagent8/internal/adapter"
+	"github.com/coagent8/coagent8/internal/adapter/agy"
 	"github.com/coagent8/coagent8/internal/adapter/claude"
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/event"
@@ -51,6 +52,7 @@ func (a *app) build(ctx context.Context) (*stack, error) {
 func (a *app) backends() []adapter.Backend {
 	return []adapter.Backend{
 		claude.New(a.env, claude.Options{APIKeyBilling: a.apiKeyBilling("claude"), CacheDir: filepath.Join(a.env.StateDir(), "cache")}),
+		agy.New(a.env, agy.Options{APIKeyBilling: a.apiKeyBilling("agy")}),
 	}
 }
 
