@@ -41,7 +41,7 @@ type probeHost struct {
 	cleanup []func()
 }
 
-func (h *probeHost) defer_(f func()) { h.cleanup = append(h.cleanup, f) }
+func (h *probeHost) onCleanup(f func()) { h.cleanup = append(h.cleanup, f) }
 
 // secretEnv is a synthetic provider credential set injected into probe
 // environments; no real credential is ever used.
@@ -299,7 +299,7 @@ func acceptCount(h *probeHost, l net.Listener) func(Receipt) (bool, string) {
 			c.Close()
 		}
 	}()
-	h.defer_(func() { l.Close() })
+	h.onCleanup(func() { l.Close() })
 	return func(Receipt) (bool, string) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -312,7 +312,7 @@ func hostUDP(h *probeHost) ([]string, func(Receipt) (bool, string)) {
 	if err != nil {
 		return []string{"1"}, func(Receipt) (bool, string) { return false, err.Error() }
 	}
-	h.defer_(func() { c.Close() })
+	h.onCleanup(func() { c.Close() })
 	port := strconv.Itoa(c.LocalAddr().(*net.UDPAddr).Port)
 	return []string{port}, func(Receipt) (bool, string) {
 		_ = c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
@@ -342,7 +342,7 @@ func symlinkCanary(h *probeHost) ([]string, func(Receipt) (bool, string)) {
 func leakFD(h *probeHost) ([]string, func(Receipt) (bool, string)) {
 	fd, err := leakableFD(h.dir)
 	if err == nil {
-		h.defer_(func() { closeFD(fd) })
+		h.onCleanup(func() { closeFD(fd) })
 	}
 	return nil, func(Receipt) (bool, string) { return err == nil, fmt.Sprintf("leak candidate fd %d (%v)", fd, err) }
 }

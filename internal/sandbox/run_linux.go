@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"runtime"
@@ -205,5 +204,3 @@ func (h *helper) kill(cg *jobCgroups) {
 		}
 	}
 }
-
-var errOutputLimit = errors.New("output limit")
