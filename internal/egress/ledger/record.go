@@ -1,0 +1,52 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Record is one egress decision in exportable form: no payload, no raw
+// digest, no target or subject — only the code-defined purpose, the
+// effect, the reason and the EvidenceDigest@1 of the restricted record.
+type Record struct {
+	Time     time.Time `json:"time"`
+	Purpose  string    `json:"purpose"`
+	Effect   string    `json:"effect"`
+	Reason   string    `json:"reason"`
+	Evidence string    `json:"evidence"`
+}
+
+// Append stores r. A zero Time is set to now.
+func (l *Ledger) Append(ctx context.Context, r Record) error {
+	if r.Time.IsZero() {
+		r.Time = l.now()
+	}
+	_, err := l.db.ExecContext(ctx, `INSERT INTO egress_record(at, purpose, effect, reason, evidence) VALUES(?, ?, ?, ?, ?)`,
+		r.Time.UTC().Format(time.RFC3339Nano), r.Purpose, r.Effect, r.Reason, r.Evidence)
+	if err != nil {
+		return fmt.Errorf("record egress decision: %w", err)
+	}
+	return nil
+}
+
+// Records returns the last limit decision records, oldest first.
+func (l *Ledger) Records(ctx context.Context, limit int) ([]Record, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT at, purpose, effect, reason, evidence FROM
+		(SELECT * FROM egress_record ORDER BY id DESC LIMIT ?) ORDER BY id`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read egress records: %w", err)
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		var r Record
+		var at string
+		if err := rows.Scan(&at, &r.Purpose, &r.Effect, &r.Reason, &r.Evidence); err != nil {
+			return nil, fmt.Errorf("read egress records: %w", err)
+		}
+		r.Time, _ = time.Parse(time.RFC3339Nano, at)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
