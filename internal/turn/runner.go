@@ -30,6 +30,9 @@ type Request struct {
 	SessionHandle string
 	SessionMode   string
 	Timeout       time.Duration
+	// OutputSchema, if non-nil, is a JSON Schema the answer must meet
+	// (review envelopes); backends that cannot enforce it ignore it.
+	OutputSchema map[string]any
 	// CheckModel, if set, refuses a backend-reported model other than the
 	// approved one (set by governance).
 	CheckModel func(reported string) error
@@ -163,7 +166,7 @@ func (r *Runner) admit(req Request) (adapter.Backend, adapter.Turn, error) {
 		}
 	}
 	return b, adapter.Turn{Prompt: req.Prompt, Workspace: ws, Model: req.Model, Effort: req.Effort,
-		Deadline: req.Timeout, CheckModel: req.CheckModel}, nil
+		Deadline: req.Timeout, CheckModel: req.CheckModel, OutputSchema: req.OutputSchema}, nil
 }
 
 func quoteShort(s string) string {
