@@ -26,6 +26,7 @@ type ConsultArgs struct {
 	SessionHandle     string   `json:"session_handle,omitempty" jsonschema:"continue this coagent8 session"`
 	SessionMode       string   `json:"session_mode,omitempty" jsonschema:"new (default), auto (reuse a recent idle session of this workspace and backend) or none (keep no history)"`
 	TimeoutMS         int64    `json:"timeout_ms,omitempty" jsonschema:"absolute deadline in milliseconds (100..1800000, default 900000)"`
+	Wait              *bool    `json:"wait,omitempty" jsonschema:"false = return the session handle at once and run in the background; poll with session status/result, stop with cancel"`
 }
 
 func consultSchema(s *jsonschema.Schema) {
@@ -71,6 +72,9 @@ func (s *Server) consult(ctx context.Context, req *mcp.CallToolRequest, a Consul
 		SessionMode:   a.SessionMode,
 		Timeout:       time.Duration(a.TimeoutMS) * time.Millisecond,
 	}
+	if a.Wait != nil && !*a.Wait {
+		ctx = inBackground(ctx)
+	}
 	return s.runTurn(ctx, req, treq)
 }
 
@@ -93,7 +97,7 @@ func (s *Server) runTurn(ctx context.Context, req *mcp.CallToolRequest, treq tur
 		return s.render(s.runner.Failure(treq, err)), nil
 	}
 	s.apply(&treq, gv)
-	out := s.runner.Run(ctx, treq)
+	out := s.execute(ctx, req, treq)
 	if gv.warning != "" {
 		out.Warnings = append(out.Warnings, gv.warning)
 	}

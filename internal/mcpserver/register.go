@@ -12,6 +12,8 @@ func (s *Server) register(profile string) error {
 	all := map[string]toolFactory{
 		"consult": s.consultTool,
 		"doctor":  s.doctorTool,
+		"session": s.sessionTool,
+		"cancel":  s.cancelTool,
 	}
 	for _, name := range advertised(profile) {
 		if f, ok := all[name]; ok {
@@ -26,7 +28,7 @@ func (s *Server) register(profile string) error {
 func advertised(profile string) []string {
 	switch profile {
 	case "compact":
-		return []string{"doctor", "consult"}
+		return []string{"doctor", "consult", "session", "cancel"}
 	}
-	return []string{"consult", "doctor"}
+	return []string{"consult", "doctor", "session", "cancel"}
 }

@@ -36,7 +36,10 @@ type Options struct {
 	DoctorSections func() map[string]any
 	// Governance decides which models may run (required).
 	Governance Governance
-	Logger     *slog.Logger
+	// Sessions backs the session and cancel tools (nil: they answer that
+	// no session archive is configured).
+	Sessions SessionStore
+	Logger   *slog.Logger
 }
 
 // Server holds the MCP server and what its handlers share.
@@ -51,6 +54,8 @@ type Server struct {
 	doctorSections func() map[string]any
 	governance     Governance
 	models         *modelCache
+	sessions       SessionStore
+	jobs           *jobs
 }
 
 // New builds the MCP server with every tool registered.
@@ -65,7 +70,8 @@ func New(o Options) (*Server, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{env: o.Env, runner: o.Runner, diag: redact.NewDiagnostic(o.Env.Home()), log: o.Logger, defaultBackend: o.DefaultBackend, doctorSections: o.DoctorSections,
-		governance: o.Governance, models: &modelCache{ttl: 10 * time.Minute, m: map[[2]string]cached{}}}
+		governance: o.Governance, models: &modelCache{ttl: 10 * time.Minute, m: map[[2]string]cached{}},
+		sessions: o.Sessions, jobs: newJobs()}
 	s.mcp = mcp.NewServer(identity(), &mcp.ServerOptions{
 		Logger:       o.Logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
