@@ -8,6 +8,7 @@ import (
 	"github.com/coagent8/coagent8/internal/adapter"
 	"github.com/coagent8/coagent8/internal/adapter/agy"
 	"github.com/coagent8/coagent8/internal/adapter/claude"
+	"github.com/coagent8/coagent8/internal/adapter/codex"
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/mcpserver"
@@ -30,7 +31,13 @@ type stack struct {
 func (a *app) build(ctx context.Context) (*stack, error) {
 	log := a.logger()
 	events, closeEvents := a.eventSink(log)
-	runner, err := turn.New(turn.Options{Env: a.env, Backends: a.backends(), Events: events})
+	sessions, closeSessions, err := a.sessionStore(ctx, log)
+	if err != nil {
+		closeEvents()
+		return nil, err
+	}
+	closeEvents = func(close func()) func() { return func() { close(); closeSessions() } }(closeEvents)
+	runner, err := turn.New(turn.Options{Env: a.env, Backends: a.backends(), Events: events, Sessions: sessions})
 	if err != nil {
 		closeEvents()
 		return nil, err
@@ -41,7 +48,7 @@ func (a *app) build(ctx context.Context) (*stack, error) {
 		return nil, err
 	}
 	srv, err := mcpserver.New(mcpserver.Options{Env: a.env, Runner: runner, Profile: a.toolProfile(cfg), Logger: log,
-		Governance: gov, DefaultBackend: cfg.DefaultBackend, DoctorSections: a.doctorSections(cfg)})
+		Governance: gov, DefaultBackend: cfg.DefaultBackend, DoctorSections: a.doctorSections(cfg), Sessions: sessions})
 	if err != nil {
 		closeEvents()
 		return nil, err
@@ -50,10 +57,14 @@ func (a *app) build(ctx context.Context) (*stack, error) {
 }
 
 func (a *app) backends() []adapter.Backend {
-	return []adapter.Backend{
+	out := []adapter.Backend{
 		claude.New(a.env, claude.Options{APIKeyBilling: a.apiKeyBilling("claude"), CacheDir: filepath.Join(a.env.StateDir(), "cache")}),
-		agy.New(a.env, agy.Options{APIKeyBilling: a.apiKeyBilling("agy")}),
 	}
+	// codex.New only fails on invalid options, which these are not.
+	if cx, err := codex.New(a.env, codex.Options{APIKeyBilling: a.apiKeyBilling("codex")}); err == nil {
+		out = append(out, cx)
+	}
+	return append(out, agy.New(a.env, agy.Options{APIKeyBilling: a.apiKeyBilling("agy")}))
 }
 
 // logger writes diagnostics to stderr (never stdout: that is the MCP
