@@ -22,13 +22,16 @@ func (r *Runner) completed(ctx context.Context, req Request, backend string, res
 	for _, w := range res.Warnings {
 		o.Warnings = append(o.Warnings, r.warning(w))
 	}
-	if w := lease.End(context.WithoutCancel(ctx), End{NativeID: res.SessionID, Model: res.Model, Status: Completed, Output: text}); w != "" {
+	// An archive failure is a warning, never a failed turn (AUD-P1-3); the
+	// session then cannot be trusted to continue.
+	w := lease.End(context.WithoutCancel(ctx), End{NativeID: res.SessionID, Model: res.Model, Status: Completed, Output: text})
+	if w != "" {
 		o.Warnings = append(o.Warnings, r.warning(w))
 	}
 	if h := lease.Handle(); h != "" {
 		o.SessionHandle = &h
-		o.ContinuationAvailable = res.SessionID != ""
-		o.HistoryAvailable = true
+		o.ContinuationAvailable = res.SessionID != "" && w == ""
+		o.HistoryAvailable = w == ""
 	}
 	return o
 }
