@@ -78,30 +78,42 @@ func (s *Server) consult(ctx context.Context, req *mcp.CallToolRequest, a Consul
 	return s.runTurn(ctx, req, treq)
 }
 
-// runTurn resolves the backend, applies governance, runs the turn and
-// renders the outcome.
+// runTurn runs the turn through governedTurn and renders the outcome.
 func (s *Server) runTurn(ctx context.Context, req *mcp.CallToolRequest, treq turn.Request) (*mcp.CallToolResult, error) {
-	name, err := turn.ResolveBackend(s.env, treq.Backend, s.defaultBackend, s.runner)
-	if err != nil {
-		return s.render(s.runner.Failure(treq, err)), nil
-	}
-	treq.Backend = name
-	if err := s.runner.Precheck(treq); err != nil {
-		return s.render(s.runner.Failure(treq, err)), nil
-	}
-	gv, res, err := s.govern(ctx, req, &treq)
+	out, res := s.governedTurn(ctx, req, treq)
 	if res != nil {
 		return res, nil
 	}
+	return s.render(out), nil
+}
+
+// governedTurn is the one path every MCP turn takes (consult, review, the
+// deprecated aliases, run): it resolves the backend, applies governance
+// and consent, and runs the turn. A non-nil *mcp.CallToolResult must be
+// returned to the client as is (elicitation input requests); otherwise
+// the Outcome (failures included) is the turn's result.
+func (s *Server) governedTurn(ctx context.Context, req *mcp.CallToolRequest, treq turn.Request) (turn.Outcome, *mcp.CallToolResult) {
+	name, err := turn.ResolveBackend(s.env, treq.Backend, s.defaultBackend, s.runner)
 	if err != nil {
-		return s.render(s.runner.Failure(treq, err)), nil
+		return s.runner.Failure(treq, err), nil
+	}
+	treq.Backend = name
+	if err := s.runner.Precheck(treq); err != nil {
+		return s.runner.Failure(treq, err), nil
+	}
+	gv, res, err := s.govern(ctx, req, &treq)
+	if res != nil {
+		return turn.Outcome{}, res
+	}
+	if err != nil {
+		return s.runner.Failure(treq, err), nil
 	}
 	s.apply(&treq, gv)
 	out := s.execute(ctx, req, treq)
 	if gv.warning != "" {
 		out.Warnings = append(out.Warnings, gv.warning)
 	}
-	return s.render(out), nil
+	return out, nil
 }
 
 // Consult runs a consult turn outside MCP (the terminal command): the
