@@ -9,12 +9,12 @@ import (
 )
 
 // Claim consumes one use and n bytes of purpose's account under ceiling c,
-// opening the account with c on its first claim, and records evidence (an
-// EvidenceDigest@1 string) with the claim. It returns nil only when the
+// opening the account with c on its first claim, and appends r (effect
+// "allow", Bytes n) in the same transaction. It returns nil only when the
 // claim committed; then the caller may send. A refusal is
 // [ErrConfigConflict], [ErrUsesExhausted] or [ErrBytesExhausted]; any
 // other error means the store failed and the caller must not send either.
-func (l *Ledger) Claim(ctx context.Context, purpose string, c Ceiling, n int64, evidence string) error {
+func (l *Ledger) Claim(ctx context.Context, purpose string, c Ceiling, n int64, r Record) error {
 	if c.Uses <= 0 || c.Bytes <= 0 || n < 0 {
 		return fmt.Errorf("claim: ceilings must be positive and size non-negative")
 	}
@@ -35,9 +35,8 @@ func (l *Ledger) Claim(ctx context.Context, purpose string, c Ceiling, n int64, 
 	if k, _ := res.RowsAffected(); k != 1 {
 		return l.why(ctx, tx, purpose, n)
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO egress_claim(host, purpose, bytes, evidence, at) VALUES(?, ?, ?, ?, ?)`,
-		l.host, purpose, n, evidence, l.now().UTC().Format(time.RFC3339Nano))
-	if err != nil {
+	r.Purpose, r.Effect, r.Bytes = purpose, "allow", n
+	if err := l.insert(ctx, tx, r); err != nil {
 		return fmt.Errorf("claim: %w", err)
 	}
 	return tx.Commit()

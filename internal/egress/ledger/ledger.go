@@ -24,10 +24,8 @@ CREATE TABLE egress_account (
 	created TEXT NOT NULL,
 	PRIMARY KEY (host, purpose),
 	CHECK (used_uses <= max_uses AND used_bytes <= max_bytes));
-CREATE TABLE egress_claim (id INTEGER PRIMARY KEY, host TEXT NOT NULL, purpose TEXT NOT NULL,
-	bytes INTEGER NOT NULL, evidence TEXT NOT NULL, at TEXT NOT NULL);
 CREATE TABLE egress_record (id INTEGER PRIMARY KEY, at TEXT NOT NULL, purpose TEXT NOT NULL,
-	effect TEXT NOT NULL, reason TEXT NOT NULL, evidence TEXT NOT NULL);
+	effect TEXT NOT NULL, reason TEXT NOT NULL, bytes INTEGER NOT NULL DEFAULT 0, evidence TEXT NOT NULL);
 `}}
 
 // Errors a claim can be refused with. Each is a refusal: nothing is sent.

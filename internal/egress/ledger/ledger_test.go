@@ -38,7 +38,7 @@ func TestCapacity(t *testing.T) {
 		want error
 	}{{600, nil}, {600, ErrBytesExhausted}, {400, nil}, {0, ErrUsesExhausted}}
 	for i, s := range steps {
-		if err := l.Claim(ctx, "provider-request", c, s.n, "ed1:e1:x"); !errors.Is(err, s.want) {
+		if err := l.Claim(ctx, "provider-request", c, s.n, Record{Evidence: "ed1:e1:x"}); !errors.Is(err, s.want) {
 			t.Errorf("step %d: got %v want %v", i, err, s.want)
 		}
 	}
@@ -56,7 +56,7 @@ func TestRestartAndConflict(t *testing.T) {
 	c := Ceiling{Uses: 1, Bytes: 100}
 	l, db := open(t, path)
 	host := l.Host()
-	if err := l.Claim(ctx, "provider-request", c, 10, "e"); err != nil {
+	if err := l.Claim(ctx, "provider-request", c, 10, Record{Evidence: "e"}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -65,11 +65,11 @@ func TestRestartAndConflict(t *testing.T) {
 	if l.Host() != host {
 		t.Error("host identity changed on reopen")
 	}
-	if err := l.Claim(ctx, "provider-request", c, 10, "e"); !errors.Is(err, ErrUsesExhausted) {
+	if err := l.Claim(ctx, "provider-request", c, 10, Record{Evidence: "e"}); !errors.Is(err, ErrUsesExhausted) {
 		t.Errorf("after restart: %v", err)
 	}
 	for _, other := range []Ceiling{{2, 100}, {1, 1000}, {1, 5}} {
-		if err := l.Claim(ctx, "provider-request", other, 1, "e"); !errors.Is(err, ErrConfigConflict) {
+		if err := l.Claim(ctx, "provider-request", other, 1, Record{Evidence: "e"}); !errors.Is(err, ErrConfigConflict) {
 			t.Errorf("ceiling %+v: %v", other, err)
 		}
 	}
@@ -89,7 +89,7 @@ func TestConcurrentClaims(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 40 {
 		wg.Go(func() {
-			err := l.Claim(ctx, "provider-request", Ceiling{Uses: 10, Bytes: 1 << 20}, 100, "e")
+			err := l.Claim(ctx, "provider-request", Ceiling{Uses: 10, Bytes: 1 << 20}, 100, Record{Evidence: "e"})
 			switch {
 			case err == nil:
 				ok.Add(1)

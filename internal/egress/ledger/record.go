@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 )
@@ -14,16 +15,26 @@ type Record struct {
 	Purpose  string    `json:"purpose"`
 	Effect   string    `json:"effect"`
 	Reason   string    `json:"reason"`
+	Bytes    int64     `json:"bytes"`
 	Evidence string    `json:"evidence"`
 }
 
-// Append stores r. A zero Time is set to now.
+// Append stores r (a refusal: it consumes nothing). A zero Time is set
+// to now.
 func (l *Ledger) Append(ctx context.Context, r Record) error {
+	return l.insert(ctx, l.db, r)
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+}
+
+func (l *Ledger) insert(ctx context.Context, db execer, r Record) error {
 	if r.Time.IsZero() {
 		r.Time = l.now()
 	}
-	_, err := l.db.ExecContext(ctx, `INSERT INTO egress_record(at, purpose, effect, reason, evidence) VALUES(?, ?, ?, ?, ?)`,
-		r.Time.UTC().Format(time.RFC3339Nano), r.Purpose, r.Effect, r.Reason, r.Evidence)
+	_, err := db.ExecContext(ctx, `INSERT INTO egress_record(at, purpose, effect, reason, bytes, evidence) VALUES(?, ?, ?, ?, ?, ?)`,
+		r.Time.UTC().Format(time.RFC3339Nano), r.Purpose, r.Effect, r.Reason, r.Bytes, r.Evidence)
 	if err != nil {
 		return fmt.Errorf("record egress decision: %w", err)
 	}
@@ -32,7 +43,7 @@ func (l *Ledger) Append(ctx context.Context, r Record) error {
 
 // Records returns the last limit decision records, oldest first.
 func (l *Ledger) Records(ctx context.Context, limit int) ([]Record, error) {
-	rows, err := l.db.QueryContext(ctx, `SELECT at, purpose, effect, reason, evidence FROM
+	rows, err := l.db.QueryContext(ctx, `SELECT at, purpose, effect, reason, bytes, evidence FROM
 		(SELECT * FROM egress_record ORDER BY id DESC LIMIT ?) ORDER BY id`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read egress records: %w", err)
@@ -42,7 +53,7 @@ func (l *Ledger) Records(ctx context.Context, limit int) ([]Record, error) {
 	for rows.Next() {
 		var r Record
 		var at string
-		if err := rows.Scan(&at, &r.Purpose, &r.Effect, &r.Reason, &r.Evidence); err != nil {
+		if err := rows.Scan(&at, &r.Purpose, &r.Effect, &r.Reason, &r.Bytes, &r.Evidence); err != nil {
 			return nil, fmt.Errorf("read egress records: %w", err)
 		}
 		r.Time, _ = time.Parse(time.RFC3339Nano, at)

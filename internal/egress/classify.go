@@ -1,0 +1,129 @@
+package egress
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"regexp"
+	"slices"
+
+	"github.com/coagent8/coagent8/internal/egress/lineage"
+	"github.com/coagent8/coagent8/internal/redact"
+)
+
+// LineageSource returns the current fingerprint index of the labelled
+// files, or an error wrapping [lineage.ErrUnknown]. [lineage.Workspace]
+// implements it.
+type LineageSource interface {
+	Current() (*lineage.Index, error)
+}
+
+var _ LineageSource = (*lineage.Workspace)(nil)
+
+// classification is what a body was found to contain.
+type classification struct {
+	weight     float64
+	categories []Category
+	labels     []int // matched label indexes, sorted
+}
+
+var answerRedactor = redact.NewAnswer()
+
+// classify weighs body under p. It fails (lineage unknown) when p has a
+// path label and the index is unavailable or the body cannot be scanned.
+func classify(p *Policy, src LineageSource, body []byte, isJSON bool) (classification, error) {
+	c := classification{weight: p.deflt}
+	if p.dependsOnLineage() {
+		if src == nil {
+			return c, lineage.ErrUnknown
+		}
+		idx, err := src.Current()
+		if err != nil {
+			return c, err
+		}
+		r, err := idx.Scan(body, isJSON, false)
+		if err != nil {
+			return c, err
+		}
+		for _, id := range r.Sources {
+			c.labels = append(c.labels, int(id))
+		}
+	}
+	for i, l := range p.labels {
+		if slices.ContainsFunc(l.patterns, func(re *regexp.Regexp) bool { return re.Match(body) }) {
+			c.labels = append(c.labels, i)
+		}
+	}
+	slices.Sort(c.labels)
+	c.labels = slices.Compact(c.labels)
+	for _, i := range c.labels {
+		c.add(p.labels[i].weight, p.labels[i].category)
+	}
+	if hasCredential(body) {
+		c.add(1, Credentials)
+	}
+	return c, nil
+}
+
+func (c *classification) add(w float64, k Category) {
+	c.weight = max(c.weight, w)
+	if !slices.Contains(c.categories, k) {
+		c.categories = append(c.categories, k)
+	}
+}
+
+// hasCredential reports whether the answer-profile redactor (the
+// credential formats of R-048) would change body.
+func hasCredential(body []byte) bool {
+	out := answerRedactor.Bytes(body)
+	return len(out) != len(body) || !bytes.Equal(out, body)
+}
+
+// influence is the digest of the matched label set (restricted).
+func (c classification) influence() [32]byte {
+	h := sha256.New()
+	for _, i := range c.labels {
+		h.Write([]byte{byte(i >> 8), byte(i)})
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// effective is the baseline narrowed by every target rule that matches t
+// rules only narrow).
+type effective struct {
+	portal, forbidden float64
+	nonDecl           map[Category]bool
+	denied            bool
+}
+
+func (p *Policy) effective(t PortalTarget, purpose Purpose) effective {
+	e := effective{portal: p.portal, forbidden: p.forbidden, nonDecl: p.nonDecl}
+	for _, r := range p.targets {
+		if r.Provider != t.Provider || (r.Model != "" && r.Model != t.Model) {
+			continue
+		}
+		if r.PortalThreshold != nil {
+			e.portal = min(e.portal, *r.PortalThreshold)
+		}
+		if r.ForbiddenThreshold != nil {
+			e.forbidden = min(e.forbidden, *r.ForbiddenThreshold)
+		}
+		if len(r.NonDeclassifiable) > 0 {
+			e.nonDecl = mergeCats(e.nonDecl, r.NonDeclassifiable)
+		}
+		e.denied = e.denied || slices.Contains(r.DenyPurposes, purpose)
+	}
+	return e
+}
+
+func mergeCats(a map[Category]bool, b []Category) map[Category]bool {
+	out := map[Category]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for _, k := range b {
+		out[k] = true
+	}
+	return out
+}

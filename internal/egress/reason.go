@@ -1,0 +1,25 @@
+package egress
+
+// Decision reasons: the Reason of the fault, the event and the ledger
+// record. Tests assert them.
+const (
+	ReasonRaw             = "egress.raw"      // allowed: below portal_threshold
+	ReasonFiltered        = "egress.filtered" // allowed: filtered and verified
+	ReasonCategory        = "egress.category"
+	ReasonForbidden       = "egress.forbidden"
+	ReasonLineage         = "egress.lineage_missing"
+	ReasonPurpose         = "egress.purpose"
+	ReasonTargetKind      = "egress.target_unsupported"
+	ReasonTargetMismatch  = "egress.target_mismatch"
+	ReasonWireMismatch    = "egress.wire_mismatch"
+	ReasonPurposeMismatch = "egress.purpose_mismatch"
+	ReasonPolicyChanged   = "egress.policy_changed"
+	ReasonExpired         = "egress.expired"
+	ReasonFilterFailed    = "egress.filter_failed"
+	ReasonFilterExpired   = "egress.filter_expired"
+	ReasonSpent           = "egress.decision_spent"
+	ReasonUsesExhausted   = "egress.budget_uses"
+	ReasonBytesExhausted  = "egress.budget_bytes"
+	ReasonConfigConflict  = "egress.config_conflict"
+	ReasonUnavailable     = "egress.unavailable"
+)
