@@ -2,11 +2,11 @@ package mcpserver
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/coagent8/coagent8/internal/adapter/agy"
 	"github.com/coagent8/coagent8/internal/turn"
 )
 
@@ -42,7 +42,7 @@ func consultSchema(s *jsonschema.Schema) {
 
 const consultDescription = `Consult another local coding agent (Claude Code, Codex or agy) about a proposal, bug or plan. ` +
 	`The backend runs read-only: Claude Code and Codex under a profile verified from their own startup reports on every run; ` +
-	`agy only with its --sandbox flag, which does NOT isolate it from its inherited external MCP servers and plugins. ` +
+	`agy only with its --sandbox flag. ` + agy.Limitation + ` ` +
 	`Model choice is governed by the user's rules; the user may be asked to approve a model. Returns the answer as structuredContent.`
 
 func (s *Server) consultTool() (*mcp.Tool, mcp.ToolHandler) {
@@ -61,17 +61,7 @@ func (s *Server) consultTool() (*mcp.Tool, mcp.ToolHandler) {
 }
 
 func (s *Server) consult(ctx context.Context, req *mcp.CallToolRequest, a ConsultArgs) (*mcp.CallToolResult, error) {
-	files := append(append([]string(nil), a.ContextFiles...), a.FilePaths...)
-	treq := turn.Request{
-		Backend:       a.Backend,
-		Prompt:        turn.ConsultPrompt(turn.ConsultInput{Proposal: a.Proposal, TaskType: a.TaskType, ContextFiles: files, SpecificQuestions: a.SpecificQuestions}),
-		Workspace:     a.WorkspacePath,
-		Model:         a.Model,
-		Effort:        a.ReasoningEffort,
-		SessionHandle: a.SessionHandle,
-		SessionMode:   a.SessionMode,
-		Timeout:       time.Duration(a.TimeoutMS) * time.Millisecond,
-	}
+	treq := consultRequest(a)
 	if a.Wait != nil && !*a.Wait {
 		ctx = inBackground(ctx)
 	}

@@ -1,34 +1,35 @@
 package mcpserver
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 type toolFactory func() (*mcp.Tool, mcp.ToolHandler)
 
-// register adds every tool. Profiles change only tools/list: a tool left
-// out of the advertised list stays callable (contract.md §1).
+// register adds every tool of every profile, then hides from tools/list
+// those the profile does not advertise: a hidden tool stays callable
+// (contract.md §1).
 func (s *Server) register(profile string) error {
 	all := map[string]toolFactory{
 		"consult": s.consultTool,
+		"review":  s.reviewTool,
 		"doctor":  s.doctorTool,
 		"session": s.sessionTool,
 		"cancel":  s.cancelTool,
+		"issue":   s.issueTool,
 	}
-	for _, name := range advertised(profile) {
-		if f, ok := all[name]; ok {
-			t, h := f()
-			s.mcp.AddTool(t, h)
-		}
+	maps.Copy(all, s.aliasTools())
+	handlers := map[string]mcp.ToolHandler{}
+	for _, name := range slices.Sorted(maps.Keys(all)) {
+		t, h := all[name]()
+		s.mcp.AddTool(t, h)
+		handlers[name] = h
 	}
+	t, h := s.runTool(handlers)
+	s.mcp.AddTool(t, h)
+	s.mcp.AddReceivingMiddleware(listFilter(profile))
 	return nil
-}
-
-// advertised lists the tools of a profile in order.
-func advertised(profile string) []string {
-	switch profile {
-	case "compact":
-		return []string{"doctor", "consult", "session", "cancel"}
-	}
-	return []string{"consult", "doctor", "session", "cancel"}
 }

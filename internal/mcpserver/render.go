@@ -12,6 +12,7 @@ import (
 // render returns the outcome as structuredContent plus the text form of
 // contract.md §2. The outcome's strings are already redacted.
 func (s *Server) render(o turn.Outcome) *mcp.CallToolResult {
+	s.state.observe(o)
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: Text(o)}},
 		StructuredContent: o,

@@ -56,6 +56,7 @@ type Server struct {
 	models         *modelCache
 	sessions       SessionStore
 	jobs           *jobs
+	state          *toolState
 }
 
 // New builds the MCP server with every tool registered.
@@ -71,7 +72,7 @@ func New(o Options) (*Server, error) {
 	}
 	s := &Server{env: o.Env, runner: o.Runner, diag: redact.NewDiagnostic(o.Env.Home()), log: o.Logger, defaultBackend: o.DefaultBackend, doctorSections: o.DoctorSections,
 		governance: o.Governance, models: &modelCache{ttl: 10 * time.Minute, m: map[[2]string]cached{}},
-		sessions: o.Sessions, jobs: newJobs()}
+		sessions: o.Sessions, jobs: newJobs(), state: newToolState()}
 	s.mcp = mcp.NewServer(identity(), &mcp.ServerOptions{
 		Logger:       o.Logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
