@@ -3,9 +3,11 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"maps"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/coagent8/coagent8/internal/adapter/agy"
 	"github.com/coagent8/coagent8/internal/doctor"
 )
 
@@ -31,15 +33,26 @@ func (s *Server) doctorTool() (*mcp.Tool, mcp.ToolHandler) {
 	}
 }
 
-// Doctor runs the doctor report (also used by `coagent8 doctor`).
+// Doctor runs the doctor report (also used by `coagent8 doctor`). It
+// includes agy's section: the MCP servers and plugins agy inherits, by
+// name, with the limitation sentence (R-058). The whole report is
+// diagnostic-redacted by package doctor (R-059).
 func (s *Server) Doctor(ctx context.Context) doctor.Report {
-	return doctor.Run(ctx, doctor.Options{Env: s.env, Backends: s.runner.Backends(), Default: s.defaultBackend, Sections: s.sections()})
+	return doctor.Run(ctx, doctor.Options{Env: s.env, Backends: s.runner.Backends(), Default: s.defaultBackend, Sections: s.sections(ctx)})
 }
 
-// sections returns the extra doctor sections contributed by other parts.
-func (s *Server) sections() map[string]any {
-	if s.doctorSections == nil {
+// sections returns the extra doctor sections contributed by other parts
+// plus the agy section when agy is configured.
+func (s *Server) sections(ctx context.Context) map[string]any {
+	out := map[string]any{}
+	if s.doctorSections != nil {
+		maps.Copy(out, s.doctorSections())
+	}
+	if b, ok := s.runner.Backend(agy.Name).(*agy.Backend); ok {
+		out[agy.Name] = b.Doctor(ctx, "")
+	}
+	if len(out) == 0 {
 		return nil
 	}
-	return s.doctorSections()
+	return out
 }
