@@ -62,6 +62,9 @@ func (g *Gate) admit(r *http.Request) (a *admission, reason, detail string) {
 	if reason, detail = g.bind(r, a); reason != "" {
 		return a, reason, detail
 	}
+	if reason, detail = g.decideEgress(r, a); reason != "" {
+		return a, reason, detail
+	}
 	if reason = g.reserve(r.Context(), a); reason != "" {
 		return a, reason, ""
 	}

@@ -48,6 +48,9 @@ type Options struct {
 	// Job, when set, restricts this gate to grants of that job (the
 	// per-job in-process gate).
 	Job string
+	// Egress, when set, decides every POST body before it is forwarded
+	// (internal/egress); nil forwards bodies without an egress decision.
+	Egress EgressDecider
 
 	// DrainTimeout is how long the gate keeps reading an upstream stream
 	// after its client went away, to settle from the usage report (0 =
