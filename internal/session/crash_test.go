@@ -174,4 +174,3 @@ func TestCorruptedDatabaseRefusesWithPathAndKeepsTheFile(t *testing.T) {
 		t.Fatal("the corrupted file was modified")
 	}
 }
-
