@@ -31,7 +31,9 @@ const (
 	model       = "claude-sonnet-4-5"
 )
 
-func realKey() string { return "sk-ant-api03-" + strings.Repeat("Y", 24) + "canary" + strings.Repeat("7", 12) }
+func realKey() string {
+	return "sk-ant-api03-" + strings.Repeat("Y", 24) + "canary" + strings.Repeat("7", 12)
+}
 
 // run starts gate + egress decider in front of a double that asks Claude
 // Code to Read the labelled file, runs the real CLI and returns the
@@ -55,7 +57,7 @@ func run(t *testing.T, weight float64) ([]providertest.Request, string, *event.M
 	key, _ := evidence.LoadKey(filepath.Join(dir, "evidence.key"))
 	portal, forbidden := 0.3, 0.8
 	pol, err := egress.NewPolicy(egress.Config{PortalThreshold: &portal, ForbiddenThreshold: &forbidden,
-		Labels: []egress.LabelConfig{{Name: "deal", Paths: []string{"private/**"}, Classification: weight, Category: egress.Confidential}},
+		Labels:   []egress.LabelConfig{{Name: "deal", Paths: []string{"private/**"}, Classification: weight, Category: egress.Confidential}},
 		Purposes: map[egress.Purpose]egress.PurposeConfig{egress.ProviderRequest: {MaxUses: 100, MaxBytes: 1 << 30}}})
 	if err != nil {
 		t.Fatal(err)
