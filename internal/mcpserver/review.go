@@ -138,6 +138,11 @@ func gateOutcome(o turn.Outcome, scope *ReviewScope) ReviewOutcome {
 		return blockedOutcome(o, scope)
 	}
 	o.Output, o.Verdict, o.Reason = res.Text, string(res.Verdict), res.Reason
+	if res.Envelope.Findings == nil && (res.Reason == "" || res.Reason == review.ReasonNotReady) {
+		// A complete envelope listing no finding reports none; otherwise
+		// "no findings parsed" stays null (unknown), never invented.
+		res.Envelope.Findings = []review.Finding{}
+	}
 	if w := snapshotMismatch(res.Envelope.Snapshot, scope); w != "" {
 		o.Warnings = append(o.Warnings, w)
 	}
