@@ -10,6 +10,7 @@ func subcommands(a *app) []*cobra.Command {
 		newDoctorCmd(a),
 		newGateCmd(a),
 		newPricesCmd(a),
+		newRedactCmd(a),
 		newSandboxCmd(a),
 	}
 }
