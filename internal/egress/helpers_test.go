@@ -50,7 +50,7 @@ type fixture struct {
 	clock  time.Time
 }
 
-func workspace(t *testing.T) string {
+func workspace(t testing.TB) string {
 	t.Helper()
 	root := t.TempDir()
 	for name, body := range map[string]string{"private/deal.md": dealNotes, "team/offsite.md": internalNotes,
@@ -67,7 +67,15 @@ func workspace(t *testing.T) string {
 
 func newFixture(t *testing.T, c Config) *fixture {
 	t.Helper()
-	f := &fixture{t: t, root: workspace(t), events: &event.Memory{}, clock: time.Unix(1_800_000_000, 0)}
+	f := newFixtureB(t, c)
+	f.t = t
+	return f
+}
+
+// newFixtureB builds the fixture for a test or a benchmark.
+func newFixtureB(t testing.TB, c Config) *fixture {
+	t.Helper()
+	f := &fixture{ root: workspace(t), events: &event.Memory{}, clock: time.Unix(1_800_000_000, 0)}
 	dir := t.TempDir()
 	db, err := store.Open(context.Background(), filepath.Join(dir, "state.db"), 0)
 	if err != nil {
@@ -96,7 +104,7 @@ func newFixture(t *testing.T, c Config) *fixture {
 	return f
 }
 
-func mustPolicy(t *testing.T, c Config) *Policy {
+func mustPolicy(t testing.TB, c Config) *Policy {
 	t.Helper()
 	p, err := NewPolicy(c)
 	if err != nil {

@@ -8,10 +8,12 @@
 // whitespace character dropped, and a "cat -n"-style line-number prefix
 // ("   12\t" or "   12→", as the coding CLIs' file-read tools print it)
 // removed — and then fingerprinted with winnowing (Schleiden, Wilkerson,
-// Aiken, SIGMOD 2003): rolling hashes of every [K]-byte substring, of
-// which the minimum of each window of [W] consecutive hashes is kept. Any
-// shared normalized substring of at least K+W-1 bytes ([Guarantee]) yields
-// at least one common fingerprint. Files shorter than that after
+// Aiken, SIGMOD 2003): rolling hashes of every [K]-byte substring of a
+// labelled file, of which the minimum of each window of [W] consecutive
+// hashes is kept. A body is scanned by looking up every one of its k-gram
+// hashes (behind a bloom prefilter), so any shared normalized substring of
+// at least K+W-1 bytes ([Guarantee]) contains a file fingerprint and is
+// found. Files shorter than that after
 // normalization are matched by exact substring search instead.
 //
 // In a JSON body each string value is its own segment: no k-gram crosses

@@ -15,6 +15,7 @@ var ErrUnknown = errors.New("lineage unknown")
 // for concurrent [Index.Scan] calls.
 type Index struct {
 	prints map[uint64][]int32 // fingerprint → source ids
+	bloom  []uint64           // one bit per fingerprint's top bloomBits bits: skips most map lookups
 	tiny   []tiny             // sources shorter than Guarantee
 	n      int
 }
@@ -25,7 +26,17 @@ type tiny struct {
 }
 
 // NewIndex returns an empty index.
-func NewIndex() *Index { return &Index{prints: map[uint64][]int32{}} }
+func NewIndex() *Index {
+	return &Index{prints: map[uint64][]int32{}, bloom: make([]uint64, 1<<(bloomBits-6))}
+}
+
+// bloomBits sizes the prefilter: 2^20 bits = 128 KiB.
+const bloomBits = 20
+
+func (x *Index) mayHave(h uint64) bool {
+	b := h >> (64 - bloomBits)
+	return x.bloom[b>>6]&(1<<(b&63)) != 0
+}
 
 // Add fingerprints content as source id (a caller-chosen small integer).
 // Content that normalizes to nothing adds nothing.
@@ -42,6 +53,8 @@ func (x *Index) Add(id int32, content []byte) {
 	}
 	var ring [W]slot
 	winnow(n.b, 0, &ring, func(h uint64, _ int32) {
+		b := h >> (64 - bloomBits)
+		x.bloom[b>>6] |= 1 << (b & 63)
 		ids := x.prints[h]
 		if len(ids) == 0 || ids[len(ids)-1] != id {
 			x.prints[h] = append(ids, id)

@@ -36,6 +36,10 @@ func (n *norm) segment() {
 
 // put feeds one decoded rune whose raw encoding is [off, end).
 func (n *norm) put(r rune, off, end int) {
+	if !n.line && r > ' ' && r < 0x7f && !n.spans {
+		n.b = append(n.b, byte(r)) // fast path: printable ASCII mid-line
+		return
+	}
 	switch {
 	case r == '\n':
 		n.flush()
@@ -131,6 +135,13 @@ func (n *norm) str(b []byte, i int) (int, error) {
 			i += size
 		case c < 0x20:
 			return 0, errSyntax
+		case c > ' ' && c < 0x7f && !n.line && !n.spans:
+			j := plainRun(b, i) // fast path, as in put: copy a run of plain ASCII at once
+			n.b = append(n.b, b[i:j]...)
+			i = j
+		case c < 0x80:
+			n.put(rune(c), i, i+1)
+			i++
 		default:
 			r, size := utf8.DecodeRune(b[i:])
 			n.put(r, i, i+size)
@@ -138,4 +149,20 @@ func (n *norm) str(b []byte, i int) (int, error) {
 		}
 	}
 	return 0, errSyntax
+}
+
+// plain marks printable ASCII other than space, quote and backslash.
+var plain = func() (t [256]bool) {
+	for c := '!'; c < 0x7f; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// plainRun returns the end of the run of plain bytes starting at i.
+func plainRun(b []byte, i int) int {
+	for i < len(b) && plain[b[i]] {
+		i++
+	}
+	return i
 }

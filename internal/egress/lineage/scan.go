@@ -18,7 +18,6 @@ type hit struct {
 }
 
 func (s *scan) run(x *Index, n *norm) {
-	var ring [W]slot
 	for i, from := range n.segs {
 		to := int32(len(n.b))
 		if i+1 < len(n.segs) {
@@ -26,13 +25,34 @@ func (s *scan) run(x *Index, n *norm) {
 		}
 		seg := n.b[from:to]
 		if len(x.prints) > 0 {
-			winnow(seg, from, &ring, func(h uint64, pos int32) {
-				for _, id := range x.prints[h] {
-					s.add(id, i, pos, pos+K, from, to, n.spans)
-				}
-			})
+			s.kgrams(x, n, i, seg, from, to)
 		}
 		s.tiny(x, n, i, seg, from)
+	}
+}
+
+// kgrams looks up every k-gram of one segment (not only its winnowed
+// ones): a source's fingerprint anywhere in the body is found, so the
+// K+W-1 guarantee holds. The bloom prefilter keeps this to a rolling hash
+// and one bit test per byte.
+func (s *scan) kgrams(x *Index, n *norm, i int, seg []byte, from, to int32) {
+	var h uint64
+	for j := range seg {
+		h = h*base + uint64(seg[j])
+		if j >= K {
+			h -= basePowK * uint64(seg[j-K])
+		}
+		if j < K-1 {
+			continue
+		}
+		m := mix(h)
+		if !x.mayHave(m) {
+			continue
+		}
+		p := from + int32(j-K+1)
+		for _, id := range x.prints[m] {
+			s.add(id, i, p, p+K, from, to, n.spans)
+		}
 	}
 }
 

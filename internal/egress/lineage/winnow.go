@@ -25,11 +25,9 @@ var basePowK = func() uint64 {
 // mix scrambles a rolling hash so that the window minimum is not biased
 // by the last bytes (the polynomial hash's low bits depend on few bytes).
 func mix(h uint64) uint64 {
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	return h ^ h>>33
+	h ^= h >> 31
+	h *= 0xbf58476d1ce4e5b9
+	return h ^ h>>32
 }
 
 // slot is a k-gram hash at a position (the k-gram's first byte).
@@ -59,13 +57,13 @@ func winnow(b []byte, off int32, ring *[W]slot, f func(h uint64, pos int32)) {
 		}
 		p := int32(i - K + 1)
 		s := slot{mix(h), p}
-		for n > 0 && ring[(head+n-1)%W].h >= s.h {
+		for n > 0 && ring[wrap(head+n-1)].h >= s.h {
 			n-- // rightmost minimum: an equal newer hash replaces older ones
 		}
-		ring[(head+n)%W] = s
+		ring[wrap(head+n)] = s
 		n++
 		if ring[head].pos <= p-W {
-			head, n = (head+1)%W, n-1
+			head, n = wrap(head+1), n-1
 		}
 		if p >= W-1 || i == len(b)-1 {
 			if m := ring[head]; m.pos != last {
@@ -74,4 +72,12 @@ func winnow(b []byte, off int32, ring *[W]slot, f func(h uint64, pos int32)) {
 			}
 		}
 	}
+}
+
+// wrap reduces a ring index below 2W into [0, W) without a division.
+func wrap(i int) int {
+	if i >= W {
+		return i - W
+	}
+	return i
 }
