@@ -203,3 +203,96 @@ func validateOutput(t *testing.T, cs *mcp.ClientSession, tool string, sc map[str
 	}
 	t.Fatalf("tool %s not listed", tool)
 }
+
+// codexEnvelope is a structured answer meeting review.Schema(), as Codex
+// returns it when outputSchema is enforced.
+func codexEnvelope(sha string, findings ...map[string]any) string {
+	if findings == nil {
+		findings = []map[string]any{}
+	}
+	b, _ := json.Marshal(map[string]any{"review": "1", "snapshot": sha, "coverage": "COMPLETE", "verdict": "READY",
+		"summary": "Division change reviewed.", "findings": findings,
+		"checks": map[string]any{"typecheck": "NOT_RUN", "tests": "NOT_RUN"}, "next_steps": []string{}})
+	return string(b)
+}
+
+// TestReviewVerdictWithRealCodex: the same four cases with the pinned
+// Codex CLI (app-server) against the Responses double. Codex gets the
+// envelope schema as outputSchema and answers in JSON; the server renders
+// it to envelope text and gates it by the same rules.
+func TestReviewVerdictWithRealCodex(t *testing.T) {
+	ws, sha := gitRepo(t)
+	p2 := map[string]any{"severity": "P2", "title": "Division by zero is not handled", "file": "calc.go", "line": 4,
+		"line_end": nil, "problem": "Div panics when b is 0.", "evidence": "return a / b has no guard.",
+		"fix": "Return an error when b == 0.", "confidence": 0.9}
+	clean := codexEnvelope(sha)
+	tests := []struct {
+		name                    string
+		answer                  string
+		wantVerdict, wantReason string
+		wantFindings            any
+		wantInOutput            []string
+	}{
+		{"clean envelope", clean, "READY", "", []any{}, []string{"VERDICT: READY", "END_REVIEW"}},
+		{"one P2 finding under a READY claim", codexEnvelope(sha, p2), "BLOCKED", "Blocker issue [P1/P2] reported",
+			[]any{map[string]any{"severity": "P2", "title": "Division by zero is not handled", "file": "calc.go", "line": 4.0,
+				"problem": "Div panics when b is 0.", "evidence": "return a / b has no guard.", "fix": "Return an error when b == 0.",
+				"confidence": 0.9}},
+			[]string{"VERDICT: BLOCKED", "[P2] calc.go:4 Division by zero is not handled"}},
+		{"truncated envelope", clean[:len(clean)/2], "BLOCKED", "Incomplete State Envelope", nil, []string{"VERDICT: BLOCKED"}},
+		{"no envelope", "The change looks fine to me.", "BLOCKED", "Incomplete State Envelope", nil,
+			[]string{"The change looks fine to me.", "VERDICT: BLOCKED"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dbl := providertest.NewOpenAI(t, providertest.Options{Default: providertest.Reply{Text: tt.answer, Chunks: 3}})
+			cs := connect(t, codexEnv(t, dbl))
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "review", Arguments: map[string]any{
+				"backend": "codex", "workspace_path": ws}})
+			if err != nil {
+				t.Fatalf("review: %v", err)
+			}
+			sc := structured(t, res)
+			validateOutput(t, cs, "review", sc)
+			if res.IsError || sc["status"] != "completed" || sc["provider"] != "codex" {
+				t.Fatalf("review failed: %v", sc)
+			}
+			rv, _ := sc["review"].(map[string]any)
+			env, _ := rv["envelope"].(map[string]any)
+			got := map[string]any{"verdict": sc["verdict"], "reason": sc["reason"], "review.verdict": rv["verdict"], "findings": env["findings"]}
+			want := map[string]any{"verdict": tt.wantVerdict, "reason": nilIfEmpty(tt.wantReason), "review.verdict": tt.wantVerdict,
+				"findings": tt.wantFindings}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("gated review (-want +got):\n%s", d)
+			}
+			out, _ := sc["output"].(string)
+			for _, s := range tt.wantInOutput {
+				if !strings.Contains(out, s) {
+					t.Errorf("output lacks %q:\n%s", s, out)
+				}
+			}
+			if strings.Contains(out, "VERDICT: READY") != (tt.wantVerdict == "READY") {
+				t.Errorf("output verdict line disagrees with %s:\n%s", tt.wantVerdict, out)
+			}
+			assertCodexSchema(t, dbl)
+		})
+	}
+}
+
+// assertCodexSchema checks that the Responses request carried the review
+// prompt and the envelope schema as structured output format.
+func assertCodexSchema(t *testing.T, dbl *providertest.OpenAI) {
+	t.Helper()
+	for _, r := range dbl.Requests() {
+		body := string(r.Body)
+		if strings.HasSuffix(r.Path, "/responses") && strings.Contains(body, "CODE REVIEW") {
+			for _, want := range []string{"REVIEWED_CHANGE", `"json_schema"`, `"next_steps"`} {
+				if !strings.Contains(body, want) {
+					t.Errorf("Responses request lacks %s", want)
+				}
+			}
+			return
+		}
+	}
+	t.Error("no Responses request carried the review prompt")
+}
