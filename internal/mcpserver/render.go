@@ -24,7 +24,7 @@ func (s *Server) render(o turn.Outcome) *mcp.CallToolResult {
 func Text(o turn.Outcome) string {
 	var b strings.Builder
 	if o.Error != nil {
-		fmt.Fprintf(&b, "> Error [%s]: %s\n", o.Error.Code, o.Error.Message)
+		fmt.Fprintf(&b, "> Error [%s]: %s (reason: %s)\n", o.Error.Code, o.Error.Message, o.Error.Reason)
 	} else {
 		b.WriteString(o.Output)
 		if o.Truncated {
