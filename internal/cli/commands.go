@@ -12,5 +12,6 @@ func subcommands(a *app) []*cobra.Command {
 		newPricesCmd(a),
 		newRedactCmd(a),
 		newSandboxCmd(a),
+		newAuditCmd(a),
 	}
 }

@@ -75,7 +75,7 @@ func newFixture(t *testing.T, c Config) *fixture {
 // newFixtureB builds the fixture for a test or a benchmark.
 func newFixtureB(t testing.TB, c Config) *fixture {
 	t.Helper()
-	f := &fixture{ root: workspace(t), events: &event.Memory{}, clock: time.Unix(1_800_000_000, 0)}
+	f := &fixture{root: workspace(t), events: &event.Memory{}, clock: time.Unix(1_800_000_000, 0)}
 	dir := t.TempDir()
 	db, err := store.Open(context.Background(), filepath.Join(dir, "state.db"), 0)
 	if err != nil {
