@@ -15,7 +15,8 @@ import (
 type DoctorArgs struct{}
 
 const doctorDescription = `Report which backends are installed, their versions, login state (metadata only), ` +
-	`whether each read-only profile verified just now, and the limits in force. Never sends a prompt.`
+	`whether each read-only profile verified just now, the limits in force, and the MCP servers and plugins agy inherits ` +
+	`(agy turns are not isolated from them). Never sends a prompt.`
 
 func (s *Server) doctorTool() (*mcp.Tool, mcp.ToolHandler) {
 	in, resolved := schemaFor[DoctorArgs](nil)
