@@ -156,3 +156,30 @@ func lastModelBody(d *providertest.Anthropic) string {
 	}
 	return ""
 }
+
+// TestRunDispatchesReviewAndIssue: run's review and issue actions return
+// what the tools themselves return.
+func TestRunDispatchesReviewAndIssue(t *testing.T) {
+	ws, sha := gitRepo(t)
+	dbl := providertest.NewAnthropic(t, providertest.Options{Default: providertest.Reply{Text: envelope(sha, "READY", p2Finding)}})
+	cs := connect(t, env(t, dbl.URL(), "COAGENT8_TOOL_PROFILE=compact"))
+	call := func(args map[string]any) map[string]any {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run", Arguments: args})
+		if err != nil {
+			t.Fatalf("run %v: %v", args, err)
+		}
+		return structured(t, res)
+	}
+	rv := call(map[string]any{"action": "review", "backend": "claude", "workspace_path": ws, "instructions": "FOCUS_ON_DIVISION"})
+	if rv["verdict"] != "BLOCKED" || rv["reason"] != "Blocker issue [P1/P2] reported" {
+		t.Fatalf("run review = %v", rv)
+	}
+	if !strings.Contains(lastModelBody(dbl), "FOCUS_ON_DIVISION") {
+		t.Error("the review prompt lacks the instructions")
+	}
+	is := call(map[string]any{"action": "issue", "error_message": "RUN_ISSUE", "include_doctor": false})
+	body, _ := is["body"].(string)
+	if is["title"] != "[Bug]: RUN_ISSUE" || strings.Contains(body, "Doctor summary") {
+		t.Fatalf("run issue = %v", is)
+	}
+}
