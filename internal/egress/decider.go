@@ -201,7 +201,11 @@ func (d *Decider) digest(dec *Decision, class string) string {
 	if !Purpose(purpose).valid() {
 		purpose = "unknown"
 	}
-	return d.opts.Key.Digest(evidence.Domain{Consumer: "audit", Purpose: purpose, Class: class, Retention: "local"}, dec.evidence())
+	return d.opts.Key.Digest(evidenceDomain(Purpose(purpose), class), dec.evidence())
+}
+
+func evidenceDomain(p Purpose, class string) evidence.Domain {
+	return evidence.Domain{Consumer: "audit", Purpose: string(p), Class: class, Retention: "local"}
 }
 
 func (d *Decider) record(e event.Event) {
