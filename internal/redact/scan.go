@@ -1,5 +1,7 @@
 package redact
 
+import "math/bits"
+
 // The scanner is one left-to-right pass shared by the one-shot and the
 // streaming paths, so both produce the same bytes by construction:
 //
@@ -39,6 +41,7 @@ const (
 	fBound uint8 = 1 << iota // detectors that need a left boundary
 	fFree                    // detectors that run anywhere ('-', diag ':' '=', home)
 	fEsc                     // ESC, '\\', '%': the bytes after them count as a boundary
+	cWord                    // [A-Za-z0-9]: class bit, not a trigger
 )
 
 type detector func(c *cursor, i int) (match, res)
@@ -78,6 +81,7 @@ func (c *cursor) inner(i int) (match, res) {
 // scanner carries the state of one pass across buffers.
 type scanner struct {
 	rs *ruleset
+	c  cursor // reused: detectors take a pointer to it
 	// bnd is the last index, relative to the resume point, that counts as a
 	// left boundary because an escape sequence ends just before it.
 	bnd     int
@@ -91,54 +95,103 @@ func newScanner(rs *ruleset) scanner { return scanner{rs: rs, bnd: -1 << 30} }
 // index up to which output is decided: len(b) unless !final and a detector
 // needs more bytes.
 func (s *scanner) scan(b []byte, i int, final bool, ms []match) (_ []match, stop int) {
-	c := cursor{b: b, final: final, rs: s.rs}
-	trig := &s.rs.trig
+	s.c = cursor{b: b, final: final, rs: s.rs}
+	cls := &s.rs.cls
 	n := len(b)
 	bnd := i + s.bnd
 	i = s.drain(b, i, &ms)
 	for i < n {
-		t := trig[b[i]]
-		if t == 0 {
-			i++
-			continue
-		}
-		var m match
 		var r res
-		if t&fFree != 0 {
-			c.bnd = bnd
-			if m, r = c.try(s.rs.free[b[i]], i); r != none {
-				goto decided
-			}
+		if i > bnd && n-i >= 64 {
+			i, r = s.block(b, i, &bnd, &ms)
+		} else if k := cls[b[i]]; k&(fFree|fEsc) != 0 || k&fBound != 0 && (i == 0 || i <= bnd || !setWord[b[i-1]]) {
+			i, r = s.handle(b, i, k, &bnd, &ms)
+		} else {
+			i++
 		}
-		if t&fEsc != 0 {
-			e, er := escapeEnd(b, i, final)
-			if er == more {
-				r = more
-				goto decided
-			}
-			bnd = max(bnd, e)
-		}
-		if t&fBound != 0 && (i == 0 || i <= bnd || !setWord[b[i-1]]) {
-			if m, r = c.try(s.rs.bound[b[i]], i); r != none {
-				goto decided
-			}
-		}
-		i++
-		continue
-	decided:
 		if r == more {
 			s.bnd = bnd - i
 			return ms, i
 		}
-		ms = append(ms, m)
-		i = m.end
-		if m.swallow != nil {
-			s.swallow = m.swallow
-			i = s.drain(b, i, &ms)
-		}
 	}
 	s.bnd = bnd - n
 	return ms, n
+}
+
+// block finds the candidate positions of b[base:base+64] without a branch
+// per byte — trigger bytes that are free or escapes, and bound triggers
+// after a non-word byte — and handles them in order. It returns where to
+// resume. This is the hot loop: ordinary text has few candidates.
+func (s *scanner) block(b []byte, base int, bnd *int, ms *[]match) (int, res) {
+	cls := &s.rs.cls
+	var w uint8 // 1 if the previous byte is a word byte
+	if base > 0 {
+		w = cls[b[base-1]] >> 3 & 1
+	}
+	var mask uint64
+	for j, c := range b[base : base+64 : base+64] {
+		k := cls[c]
+		v := k&(fFree|fEsc) | k&fBound&^w // 0..7
+		mask |= uint64((v+7)>>3) << j     // 1 iff v != 0, without a branch
+		w = k >> 3 & 1
+	}
+	i := base
+	for mask != 0 {
+		p := base + bits.TrailingZeros64(mask)
+		mask &= mask - 1
+		if p < i {
+			continue // inside a match already taken
+		}
+		next, r := s.handle(b, p, cls[b[p]], bnd, ms)
+		if r == more {
+			return p, more
+		}
+		i = next
+		if *bnd >= i {
+			return i, none // an escape made boundaries inside words: go byte by byte
+		}
+	}
+	return max(i, base+64), none
+}
+
+// handle runs the detectors at i and returns the position to resume at.
+func (s *scanner) handle(b []byte, i int, k uint8, bnd *int, ms *[]match) (int, res) {
+	m, r := s.at(&s.c, i, k, bnd)
+	switch r {
+	case more:
+		return i, more
+	case hit:
+		*ms = append(*ms, m)
+		i = m.end
+		if m.swallow != nil {
+			s.swallow = m.swallow
+			i = s.drain(b, i, ms)
+		}
+		return i, hit
+	}
+	return i + 1, none
+}
+
+// at runs the detectors for the trigger byte b[i] with flags k.
+func (s *scanner) at(c *cursor, i int, k uint8, bnd *int) (match, res) {
+	b := c.b
+	if k&fFree != 0 {
+		c.bnd = *bnd
+		if m, r := c.try(s.rs.free[b[i]], i); r != none {
+			return m, r
+		}
+	}
+	if k&fEsc != 0 {
+		e, r := escapeEnd(b, i, c.final)
+		if r == more {
+			return match{}, more
+		}
+		*bnd = max(*bnd, e)
+	}
+	if k&fBound != 0 && (i == 0 || i <= *bnd || !setWord[b[i-1]]) && s.rs.maybe(b, i) {
+		return c.try(s.rs.bound[b[i]], i)
+	}
+	return match{}, none
 }
 
 // drain drops the continuation of a capped match.
