@@ -3,7 +3,6 @@ package gate
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/fault"
@@ -91,17 +90,14 @@ type Spec struct {
 	OutputCeiling int64
 }
 
-var modelID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/\[\]-]{0,127}$`)
-var jobID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
-
 func (s Spec) validate() error {
 	bad := func(reason, msg string) error { return fault.New(fault.InvalidInput, reason, msg) }
 	switch {
 	case s.Provider != Anthropic && s.Provider != OpenAI:
 		return bad("gate.provider", "unknown provider")
-	case !modelID.MatchString(s.Model):
+	case !validModelID(s.Model):
 		return bad("gate.model", "model must be an exact model id")
-	case !jobID.MatchString(s.Job):
+	case !validJobID(s.Job):
 		return bad("gate.job", "job id must match [A-Za-z0-9._:-]{1,128}")
 	case s.TTL <= 0 || s.TTL > 7*24*time.Hour:
 		return bad("gate.ttl", "ttl must be between 1ns and 7 days")
