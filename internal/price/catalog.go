@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -82,7 +81,7 @@ func Parse(raw []byte, src Source) (*Catalog, error) {
 	for _, m := range doc.Data {
 		p, ok := perMillion(m.Pricing.Completion)
 		author, _, found := strings.Cut(strings.ToLower(m.ID), "/")
-		if !ok || !found || !idRE.MatchString(m.ID) {
+		if !ok || !found || !validID(m.ID) {
 			continue
 		}
 		c.add(entry{id: m.ID, author: author, perMillion: p}, m.CanonicalSlug)
@@ -95,7 +94,7 @@ func Parse(raw []byte, src Source) (*Catalog, error) {
 
 func (c *Catalog) add(e entry, canonical string) {
 	for _, key := range []string{e.id, canonical} {
-		if key == "" || !idRE.MatchString(key) {
+		if key == "" || !validID(key) {
 			continue
 		}
 		c.exact[strings.ToLower(key)] = e
@@ -104,14 +103,6 @@ func (c *Catalog) add(e entry, canonical string) {
 	}
 }
 
-// idRE bounds catalog ids to the model-id alphabet, so a hostile list
-// cannot put control characters into a consent message.
-var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/\[\]-]{0,127}$`)
-
-// priceRE accepts plain decimals and small exponents only: big.Rat would
-// otherwise expand "1e999999999" into a huge number.
-var priceRE = regexp.MustCompile(`^[0-9]{1,12}(\.[0-9]{1,24})?([eE][-+]?[0-9]{1,2})?$`)
-
 var million = big.NewRat(1_000_000, 1)
 
 // perMillion converts a pricing.completion JSON string (USD per token) to
@@ -119,7 +110,7 @@ var million = big.NewRat(1_000_000, 1)
 // unknown.
 func perMillion(raw json.RawMessage) (*big.Rat, bool) {
 	var s string
-	if json.Unmarshal(raw, &s) != nil || !priceRE.MatchString(s) {
+	if json.Unmarshal(raw, &s) != nil || !priceRE().MatchString(s) {
 		return nil, false
 	}
 	r, ok := new(big.Rat).SetString(s)

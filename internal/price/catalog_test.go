@@ -141,7 +141,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for _, p := range c.IDs() {
-			if p.PerMillion.Sign() < 0 || !idRE.MatchString(p.ID) {
+			if p.PerMillion.Sign() < 0 || !validID(p.ID) {
 				t.Fatalf("Parse admitted %q at %v", p.ID, p.PerMillion)
 			}
 		}

@@ -2,7 +2,6 @@ package price
 
 import (
 	"math/big"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -13,7 +12,7 @@ import (
 // the match was exact or approximate (R-033). It implements
 // [policy.Catalog].
 func (c *Catalog) Quote(backend, model string) policy.Quote {
-	if c == nil || !idRE.MatchString(model) {
+	if c == nil || !validID(model) {
 		return policy.Quote{}
 	}
 	m := strings.ToLower(model)
@@ -80,20 +79,11 @@ func authorFor(backend, model string) string {
 		return "google"
 	case strings.HasPrefix(model, "claude"):
 		return "anthropic"
-	case strings.HasPrefix(model, "gpt-"), oSeriesRE.MatchString(model):
+	case strings.HasPrefix(model, "gpt-"), oSeries(model):
 		return "openai"
 	}
 	return ""
 }
-
-var (
-	oSeriesRE = regexp.MustCompile(`^o[0-9]`)
-	// dateRE matches dated snapshot suffixes: -20250929, -2025-08-07, -0528.
-	dateRE = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2}|\d{4})$`)
-	// routingRE matches OpenRouter routing variants, accepted on any id but
-	// never listed; the provider (and so the price) may vary.
-	routingRE = regexp.MustCompile(`(:(nitro|floor|exacto|online))+$`)
-)
 
 // normalise reduces an id to the form approximate matching compares:
 // without author, routing variant, dated suffix or "-latest", with dots as
@@ -103,8 +93,8 @@ func normalise(id string) string {
 	if _, rest, ok := strings.Cut(s, "/"); ok {
 		s = rest
 	}
-	s = routingRE.ReplaceAllString(s, "")
+	s = routingRE().ReplaceAllString(s, "")
 	s = strings.TrimSuffix(s, "-latest")
-	s = dateRE.ReplaceAllString(s, "")
+	s = dateRE().ReplaceAllString(s, "")
 	return strings.ReplaceAll(s, ".", "-")
 }
