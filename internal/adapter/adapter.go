@@ -18,7 +18,6 @@ package adapter
 
 import (
 	"context"
-	"regexp"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/fault"
@@ -138,12 +137,10 @@ const (
 	DefaultIdleTimeout = 300 * time.Second
 )
 
-var modelRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/\[\]-]{0,127}$`)
-
 // ValidModel returns an INVALID_INPUT error unless id is a plausible model
 // id (backends.md §0; AUD-P1-6: "--yolo" must never reach argv).
 func ValidModel(id string) error {
-	if !modelRE.MatchString(id) {
+	if !validModel(id) {
 		return fault.New(fault.InvalidInput, "model.invalid",
 			"model id must match ^[A-Za-z0-9][A-Za-z0-9._:/\\[\\]-]{0,127}$")
 	}

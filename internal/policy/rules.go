@@ -3,8 +3,8 @@ package policy
 import (
 	"fmt"
 	"math/big"
-	"regexp"
 	"slices"
+	"strings"
 )
 
 // Default limits (seed 000 §2, R-027).
@@ -105,10 +105,26 @@ func copyRat(x *big.Rat) *big.Rat {
 	return new(big.Rat).Set(x)
 }
 
-// idRE is adapter.ValidModel's pattern, repeated here so that policy stays
-// free of the adapter package's dependencies; a test keeps the two equal.
-var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/\[\]-]{0,127}$`)
-
 // ValidID reports whether id is a plausible model id: no control
 // characters, spaces, shell metacharacters or leading dash (AUD-P1-6).
-func ValidID(id string) bool { return idRE.MatchString(id) }
+// It matches ^[A-Za-z0-9][A-Za-z0-9._:/\[\]-]{0,127}$, adapter.ValidModel's
+// pattern, repeated here so that policy stays free of the adapter
+// package's dependencies; a test keeps the two equal. It is checked by hand
+// because compiling that bounded repetition in a package variable costs
+// every process start (issue 8 performance); ids_test.go checks it against
+// the pattern.
+func ValidID(id string) bool {
+	if id == "" || len(id) > 128 || !alnum(id[0]) {
+		return false
+	}
+	for i := 1; i < len(id); i++ {
+		if !alnum(id[i]) && strings.IndexByte("._:/[]-", id[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func alnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/coagent8/coagent8/internal/config"
@@ -23,14 +22,29 @@ type Ref struct {
 // a reference (R-100).
 var ErrLiteral = errors.New("secret reference must be env:NAME or file:/path, not a literal value")
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+// envName reports whether s matches ^[A-Za-z_][A-Za-z0-9_]{0,127}$. It is
+// checked by hand because compiling that bounded repetition in a package
+// variable costs every coagent8 process start (issue 8 performance);
+// ref_test.go checks it against the pattern.
+func envName(s string) bool {
+	if s == "" || len(s) > 128 || '0' <= s[0] && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // ParseRef parses s. It returns [ErrLiteral] for anything that is not a
 // well-formed reference; the error never quotes s, which may be a secret.
 func ParseRef(s string) (Ref, error) {
 	kind, name, ok := strings.Cut(s, ":")
 	switch {
-	case ok && kind == "env" && envName.MatchString(name):
+	case ok && kind == "env" && envName(name):
 		return Ref{kind: kind, name: name}, nil
 	case ok && kind == "file" && filepath.IsAbs(name) && filepath.Clean(name) == name:
 		return Ref{kind: kind, name: name}, nil
