@@ -38,6 +38,8 @@ type File struct {
 	Governance policy.Rules
 
 	governanceErr error
+	egress        json.RawMessage // the "egress" section, verbatim; nil = absent
+	egressErr     error           // the file exists but could not be read as an object
 }
 
 // GovernanceErr returns nil if the governance section is usable, else a
@@ -76,7 +78,11 @@ func LoadFile(path string) (File, error) {
 	if err != nil {
 		f.Governance = policy.Rules{}
 		f.governanceErr = governanceFault("config", "the configuration file cannot be used", err)
+		f.egressErr = err
 		return f, err
+	}
+	if raw, ok := top["egress"]; ok {
+		f.egress = slices.Clone(raw)
 	}
 	return f, f.parse(top)
 }
@@ -198,4 +204,17 @@ func keyErr(key, problem string) error { return &KeyError{Key: key, Problem: pro
 func governanceFault(key, problem string, cause error) *fault.Error {
 	return fault.Wrap(fault.PolicyDenied, "config.governance_invalid",
 		fmt.Sprintf("turns are refused until the configuration is fixed: %s: %s", key, problem), cause).With("key", key)
+}
+
+// Egress returns the "egress" section of the file verbatim, for
+// egress.ParseConfig (which validates it strictly), or nil when the file
+// or the section is absent — the caller then applies the built-in policy.
+// It returns an error, and no section, when the file exists but cannot be
+// read as a JSON object: the user's egress policy is then unknown and the
+// provider gate must not start (fail closed). The slice is a copy.
+func (f File) Egress() (json.RawMessage, error) {
+	if f.egressErr != nil {
+		return nil, f.egressErr
+	}
+	return slices.Clone(f.egress), nil
 }

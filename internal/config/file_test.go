@@ -142,3 +142,38 @@ func TestLoadFileTooLarge(t *testing.T) {
 		t.Errorf("oversize config accepted")
 	}
 }
+
+// TestLoadFileEgress: the egress section is kept verbatim (validated later
+// by egress.ParseConfig); absent is nil; an unusable file is an error, so
+// the gate cannot start on a policy it could not read.
+func TestLoadFileEgress(t *testing.T) {
+	tests := []struct {
+		name    string
+		body    string // "" = no file
+		want    string
+		wantErr bool
+	}{
+		{"no file", "", "", false},
+		{"no section", `{"toolProfile":"compact"}`, "", false},
+		{"section verbatim", `{"egress": {"portal_threshold": 0.25, "bogus": [1]}}`, `{"portal_threshold": 0.25, "bogus": [1]}`, false},
+		{"null section kept", `{"egress":null}`, `null`, false},
+		{"not an object", `[1,2]`, "", true},
+		{"not JSON", `{"egress":`, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "missing.json")
+			if tt.body != "" {
+				p = writeConfig(t, tt.body)
+			}
+			f, _ := LoadFile(p)
+			raw, err := f.Egress()
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, string(raw)); diff != "" {
+				t.Errorf("section (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
