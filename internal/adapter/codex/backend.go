@@ -2,7 +2,6 @@ package codex
 
 import (
 	"context"
-	"regexp"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/adapter"
@@ -58,10 +57,6 @@ func New(env config.Env, opts Options) (*Backend, error) {
 // Name returns "codex".
 func (b *Backend) Name() string { return Name }
 
-// envKeyRE is a plain variable name: no "*" (process.Environ would read it
-// as a prefix), no "=".
-var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
-
 // childEnv is the allowlisted environment of the app-server: the base
 // list, Codex's own location variables, and the env_key of the user's
 // configured model provider — unless that names a provider key the user
@@ -71,7 +66,7 @@ func (b *Backend) childEnv(home string, uc userConfig) []string {
 	if b.opts.APIKeyBilling {
 		extra = append(extra, "OPENAI_API_KEY", "CODEX_API_KEY")
 	}
-	if k := uc.EnvKey; envKeyRE.MatchString(k) && (b.opts.APIKeyBilling || !isProviderKey(k)) {
+	if k := uc.EnvKey; envKey(k) && (b.opts.APIKeyBilling || !isProviderKey(k)) {
 		extra = append(extra, k)
 	}
 	return process.Environ(b.env, extra, map[string]string{"CODEX_HOME": home})

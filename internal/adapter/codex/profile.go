@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"regexp"
 	"sort"
 )
 
@@ -30,13 +29,6 @@ var DisabledFeatures = []string{
 	"image_generation",
 }
 
-// bareKey matches keys Codex's `-c key.path=value` parser accepts: it
-// splits the path on every '.', and quoted TOML keys ("a.b", 'x') are
-// rejected by 0.169.0 with "invalid transport" (verified). Servers whose
-// names fall outside it are disabled through the thread's config object
-// instead (see [threadConfig]); verification covers both.
-var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-
 // appServerArgs is the fixed argv of `codex app-server` (R-005, R-006,
 // R-008). Nothing from a caller reaches it (R-017): servers are names
 // read from the user's own Codex configuration, used only as keys.
@@ -49,7 +41,7 @@ func appServerArgs(servers []string) []string {
 		args = append(args, "-c", "features."+f+"=false")
 	}
 	for _, s := range servers {
-		if bareKey.MatchString(s) {
+		if bareKey(s) {
 			args = append(args, "-c", "mcp_servers."+s+".enabled=false")
 		}
 	}

@@ -4,15 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 
 	"github.com/coagent8/coagent8/internal/adapter/codex/jsonrpc"
 	"github.com/coagent8/coagent8/internal/fault"
 )
-
-// threadIDRE matches Codex thread ids (UUIDs; v7 in 0.169.0). A session id
-// is checked before it can reach the protocol.
-var threadIDRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // maxStatusPages bounds mcpServerStatus/list pagination.
 const maxStatusPages = 100
