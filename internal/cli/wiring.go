@@ -74,8 +74,8 @@ func (a *app) logger() *slog.Logger {
 	if a.env.Get("COAGENT8_DEBUG") != "" {
 		level = slog.LevelDebug
 	}
-	w := recordWriter{red: redact.NewDiagnostic(a.env.Home()), w: a.io.Err}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	h := slog.NewTextHandler(a.io.Err, &slog.HandlerOptions{Level: level})
+	return slog.New(redact.NewHandler(h, redact.NewDiagnostic(a.env.Home())))
 }
 
 // eventSink opens the security event log in the state directory. If it
