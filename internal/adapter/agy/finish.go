@@ -4,15 +4,22 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/coagent8/coagent8/internal/adapter"
 	"github.com/coagent8/coagent8/internal/fault"
 )
 
+// Patterns compile on first use, not at package init, which every
+// coagent8 process start pays (the sandbox helper included; issue 8
+// performance).
 var (
-	deniedRE       = regexp.MustCompile(`(?m)^jetski:.*auto-denied`)
-	jetskiRE       = regexp.MustCompile(`(?m)^jetski:`)
-	printTimeoutRE = regexp.MustCompile(`(?im)^.*\bprint[- ]timeout\b.*\b(reached|exceeded|expired|elapsed)\b`)
+	deniedRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^jetski:.*auto-denied`) })
+	jetskiRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^jetski:`) })
+
+	printTimeoutRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?im)^.*\bprint[- ]timeout\b.*\b(reached|exceeded|expired|elapsed)\b`)
+	})
 )
 
 // verified says what was (not) checked: agy reports no effective policy.
@@ -26,7 +33,7 @@ func errSandboxDenied() error {
 // finish decides the turn after agy exited by itself. agy exits 0 on
 // failure too, so the exit code alone never means success.
 func (s *stream) finish(code int, stderr string) (adapter.Result, error) {
-	if jetskiRE.MatchString(stderr) {
+	if jetskiRE().MatchString(stderr) {
 		s.warnOnce("jetski", "agy printed a tool-runtime (jetski) notice")
 	}
 	if err := s.failure(stderr); err != nil {
@@ -51,9 +58,9 @@ func (s *stream) finish(code int, stderr string) (adapter.Result, error) {
 // missing or foreign session.
 func (s *stream) failure(stderr string) error {
 	switch {
-	case s.denial || deniedRE.MatchString(stderr) || (s.final != nil && s.final.denied > 0):
+	case s.denial || deniedRE().MatchString(stderr) || (s.final != nil && s.final.denied > 0):
 		return errSandboxDenied()
-	case printTimeoutRE.MatchString(stderr):
+	case printTimeoutRE().MatchString(stderr):
 		return fault.New(fault.Timeout, "agy.print_timeout", "agy's print timeout ended the turn early; the answer is incomplete.")
 	case s.errored:
 		return classify(s.errText)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/coagent8/coagent8/internal/adapter"
@@ -22,7 +21,20 @@ const (
 	maxEventIDs     = 10000
 )
 
-var eventIDRE = regexp.MustCompile(`^[A-Za-z0-9._:/-]{1,128}$`)
+// eventID reports whether s matches ^[A-Za-z0-9._:/-]{1,128}$ (checked by
+// hand: a compiled bounded repetition in a package variable costs every
+// process start, issue 8 performance; ids_test.go checks the equivalence).
+func eventID(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isAlnum(s[i]) && strings.IndexByte("._:/-", s[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // terminal is the one final event of a turn.
 type terminal struct {
@@ -102,7 +114,7 @@ func (s *stream) plainLine(text string) {
 	case strings.HasPrefix(text, "warning: conversation") && strings.Contains(text, "not found"):
 		s.warnOnce("conversation-not-found", "agy reported that the requested conversation was not found")
 	case strings.HasPrefix(text, "jetski:"):
-		s.denial = s.denial || deniedRE.MatchString(text)
+		s.denial = s.denial || deniedRE().MatchString(text)
 		s.warnOnce("jetski", "agy printed a tool-runtime (jetski) notice")
 	default:
 		s.warnOnce("plain", "agy printed non-JSON output (ignored)")
@@ -118,7 +130,7 @@ func (s *stream) duplicate(ev map[string]json.RawMessage) (bool, error) {
 		return false, nil
 	}
 	var id string
-	if json.Unmarshal(raw, &id) != nil || !eventIDRE.MatchString(id) {
+	if json.Unmarshal(raw, &id) != nil || !eventID(id) {
 		return false, protocol("agy.event_id", "agy sent an event with a malformed event_id.")
 	}
 	if s.ids[id] {
@@ -188,7 +200,7 @@ func (s *stream) setSession(id string) error {
 	switch {
 	case id == "":
 		return nil
-	case !uuidRE.MatchString(id):
+	case !isUUID(id):
 		return protocol("agy.session_id", "agy reported a malformed conversation id.")
 	case s.session != "" && !strings.EqualFold(s.session, id):
 		return protocol("agy.session_changed", "agy changed the conversation id during a turn.")
