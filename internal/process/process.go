@@ -266,3 +266,18 @@ func (p *Proc) EndReason() End {
 	defer p.mu.Unlock()
 	return p.end
 }
+
+// Classify returns the error a turn should report when its stream ended
+// with err: the supervisor's own reason wins (cancel → ABORTED, deadline
+// or idle → TIMEOUT), because that reason caused the stream error.
+func (p *Proc) Classify(err error) error {
+	switch p.EndReason() {
+	case EndCanceled:
+		return fault.New(fault.Aborted, "turn.cancelled", "The turn was cancelled.")
+	case EndDeadline:
+		return fault.New(fault.Timeout, "turn.deadline", "CLI deadline exceeded.")
+	case EndIdle:
+		return fault.New(fault.Timeout, "turn.idle", "CLI produced no output within the idle timeout.")
+	}
+	return err
+}

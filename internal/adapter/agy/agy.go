@@ -81,25 +81,11 @@ func (b *Backend) Run(ctx context.Context, t adapter.Turn) (adapter.Result, erro
 	s := newStream(t, inv)
 	if err := s.consume(p); err != nil {
 		p.Kill()
-		return adapter.Result{}, endError(p, err)
+		return adapter.Result{}, p.Classify(err)
 	}
 	code, why := p.Wait()
 	if why != process.EndNone {
-		return adapter.Result{}, endError(p, fault.New(fault.ProcessError, "agy.killed", "agy was stopped."))
+		return adapter.Result{}, p.Classify(fault.New(fault.ProcessError, "agy.killed", "agy was stopped."))
 	}
 	return s.finish(code, p.Stderr())
-}
-
-// endError prefers the supervisor's reason (cancel, deadline, idle) over
-// the stream error it caused.
-func endError(p *process.Proc, err error) error {
-	switch p.EndReason() {
-	case process.EndCanceled:
-		return fault.New(fault.Aborted, "turn.cancelled", "The turn was cancelled.")
-	case process.EndDeadline:
-		return fault.New(fault.Timeout, "turn.deadline", "CLI deadline exceeded.")
-	case process.EndIdle:
-		return fault.New(fault.Timeout, "turn.idle", "CLI produced no output within the idle timeout.")
-	}
-	return err
 }

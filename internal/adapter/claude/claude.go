@@ -23,7 +23,6 @@ import (
 
 	"github.com/coagent8/coagent8/internal/adapter"
 	"github.com/coagent8/coagent8/internal/config"
-	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/process"
 )
 
@@ -84,22 +83,8 @@ func (b *Backend) Run(ctx context.Context, t adapter.Turn) (adapter.Result, erro
 	res, err := consume(p, inv, t)
 	if err != nil {
 		p.Kill()
-		return adapter.Result{}, classifyEnd(p, err)
+		return adapter.Result{}, p.Classify(err)
 	}
 	p.Wait()
 	return res, nil
-}
-
-// classifyEnd prefers the supervisor's reason (cancel, deadline, idle) over
-// the stream error it caused.
-func classifyEnd(p *process.Proc, err error) error {
-	switch p.EndReason() {
-	case process.EndCanceled:
-		return fault.New(fault.Aborted, "turn.cancelled", "The turn was cancelled.")
-	case process.EndDeadline:
-		return fault.New(fault.Timeout, "turn.deadline", "CLI deadline exceeded.")
-	case process.EndIdle:
-		return fault.New(fault.Timeout, "turn.idle", "CLI produced no output within the idle timeout.")
-	}
-	return err
 }

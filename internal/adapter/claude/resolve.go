@@ -43,7 +43,7 @@ func (b *Backend) resolve(ctx context.Context, inv invocation) (adapter.Resoluti
 	res, err := consume(p, inv, adapter.Turn{})
 	p.Kill()
 	if err != nil {
-		return adapter.Resolution{}, classifyEnd(p, err)
+		return adapter.Resolution{}, p.Classify(err)
 	}
 	if res.Usage.InputTokens != 0 || res.Usage.OutputTokens != 0 || res.Usage.CostUSD != 0 {
 		return adapter.Resolution{}, fault.New(fault.SandboxUnavailable, "claude.probe_model_turn",

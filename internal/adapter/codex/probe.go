@@ -64,7 +64,7 @@ func (b *Backend) Inspect(ctx context.Context, dir string) (Inspection, error) {
 	}
 	defer s.p.Kill()
 	if err := s.inspect(ctx, dir, pr, &in); err != nil {
-		in.Error = fault.From(classifyEnd(s.p, err))
+		in.Error = fault.From(s.p.Classify(err))
 	}
 	return in, nil
 }

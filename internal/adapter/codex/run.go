@@ -8,7 +8,6 @@ import (
 
 	"github.com/coagent8/coagent8/internal/adapter"
 	"github.com/coagent8/coagent8/internal/fault"
-	"github.com/coagent8/coagent8/internal/process"
 )
 
 // interruptWait is how long a cancelled turn may take to report
@@ -38,7 +37,7 @@ func (b *Backend) Run(ctx context.Context, t adapter.Turn) (adapter.Result, erro
 	res, err := s.run(ctx, stop, t, pr)
 	if err != nil {
 		s.p.Kill()
-		return adapter.Result{}, classifyEnd(s.p, err)
+		return adapter.Result{}, s.p.Classify(err)
 	}
 	s.close()
 	return res, nil
@@ -232,17 +231,4 @@ func answer(msgs []agentMessage) string {
 func verifiedLine(servers int, version string) string {
 	return fmt.Sprintf("codex.thread: sandbox=readOnly networkAccess=false approvalPolicy=never mcp_servers_disabled=%d features_off=[%s] version=%s",
 		servers, strings.Join(DisabledFeatures, ","), clip(version, 32))
-}
-
-// classifyEnd prefers the supervisor's reason (cancel, deadline, idle).
-func classifyEnd(p *process.Proc, err error) error {
-	switch p.EndReason() {
-	case process.EndCanceled:
-		return fault.New(fault.Aborted, "turn.cancelled", "The turn was cancelled.")
-	case process.EndDeadline:
-		return fault.New(fault.Timeout, "turn.deadline", "CLI deadline exceeded.")
-	case process.EndIdle:
-		return fault.New(fault.Timeout, "turn.idle", "CLI produced no output within the idle timeout.")
-	}
-	return err
 }
