@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -54,17 +53,7 @@ func env(t *testing.T, baseURL string, extra ...string) []string {
 
 func connect(t *testing.T, environ []string) *mcp.ClientSession {
 	t.Helper()
-	cmd := exec.Command(binary)
-	cmd.Env = environ
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return connectWith(t, environ, nil)
 }
 
 func structured(t *testing.T, res *mcp.CallToolResult) map[string]any {
