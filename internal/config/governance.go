@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/coagent8/coagent8/internal/policy"
 )
@@ -92,15 +93,20 @@ func parseLists(raw json.RawMessage, c *policy.RulesConfig) error {
 	return nil
 }
 
+// Patterns compile on first use (sync.OnceValue), not at package init,
+// which every coagent8 process start pays, the sandbox helper included
+// (issue 8 performance).
 // numberRE admits plain JSON numbers with small exponents: big.Rat would
 // otherwise expand 1e999999999.
-var numberRE = regexp.MustCompile(`^-?[0-9]{1,15}(\.[0-9]{1,15})?([eE][-+]?[0-9]{1,2})?$`)
+var numberRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^-?[0-9]{1,15}(\.[0-9]{1,15})?([eE][-+]?[0-9]{1,2})?$`)
+})
 
 func parseNumber(key string, raw json.RawMessage) (*big.Rat, error) {
 	// json.Number also accepts a quoted number; a string is not a number here.
 	var n json.Number
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] == '"' ||
-		strictUnmarshal(raw, &n) != nil || !numberRE.MatchString(n.String()) {
+		strictUnmarshal(raw, &n) != nil || !numberRE().MatchString(n.String()) {
 		return nil, keyErr(key, "must be a JSON number")
 	}
 	r, ok := new(big.Rat).SetString(n.String())

@@ -6,7 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"regexp"
+	"strings"
 )
 
 // Version is the digest scheme's name; it starts every encoded digest.
@@ -52,12 +52,26 @@ type Domain struct {
 	Retention string
 }
 
-var token = regexp.MustCompile(`^[a-z0-9][a-z0-9._:-]{0,63}$`)
-
 func (d Domain) valid() bool {
-	return token.MatchString(d.Consumer) && token.MatchString(d.Purpose) &&
-		token.MatchString(d.Class) && token.MatchString(d.Retention)
+	return token(d.Consumer) && token(d.Purpose) && token(d.Class) && token(d.Retention)
 }
+
+// token reports whether s matches ^[a-z0-9][a-z0-9._:-]{0,63}$. Checked by
+// hand: a regexp in a package variable compiles at every process start
+// (issue 8 performance); token_test.go checks the equivalence.
+func token(s string) bool {
+	if s == "" || len(s) > 64 || !lowerAlnum(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !lowerAlnum(s[i]) && strings.IndexByte("._:-", s[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerAlnum(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
 
 // Digest returns EvidenceDigest@1 of parts in domain d, formatted as
 // "ed1:e<epoch>:<64 hex>". Each part is length-prefixed, so part

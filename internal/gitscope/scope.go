@@ -1,7 +1,6 @@
 package gitscope
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -34,10 +33,38 @@ type Scope struct {
 	Ref  string
 }
 
-var (
-	hexRE     = regexp.MustCompile(`^[0-9a-fA-F]{7,40}$`)
-	headRelRE = regexp.MustCompile(`^HEAD([~^][0-9]*)+$`)
-)
+// isHexRev reports whether s matches ^[0-9a-fA-F]{7,40}$ (an abbreviated
+// or full commit id). This and [isHeadRel] are checked by hand: a regexp
+// in a package variable compiles at every process start (issue 8
+// performance); rev_test.go checks the equivalence.
+func isHexRev(s string) bool {
+	if len(s) < 7 || len(s) > 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// isHeadRel reports whether s matches ^HEAD([~^][0-9]*)+$ (HEAD~2, HEAD^,
+// HEAD^2~1...): after "HEAD", a non-empty run of '~', '^' and digits that
+// starts with '~' or '^'.
+func isHeadRel(s string) bool {
+	rest, ok := strings.CutPrefix(s, "HEAD")
+	if !ok || rest == "" || rest[0] != '~' && rest[0] != '^' {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; c != '~' && c != '^' && !('0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
 
 // ParseScope reads a review scope as the review tool's `scope` argument
 // gives it: "" (Auto); uncommitted|working|all; staged|cached|index; a range
@@ -78,7 +105,7 @@ func classify(s string) Scope {
 	switch {
 	case strings.Contains(s, ".."):
 		return Scope{Kind: Range, Ref: s}
-	case hexRE.MatchString(s), headRelRE.MatchString(s):
+	case isHexRev(s), isHeadRel(s):
 		return Scope{Kind: Commit, Ref: s}
 	}
 	return Scope{Kind: Branch, Ref: s}

@@ -4,18 +4,22 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/coagent8/coagent8/internal/redact"
 )
 
+// Patterns compile on first use (sync.OnceValue), not at package init,
+// which every coagent8 process start pays, the sandbox helper included
+// (issue 8 performance).
 var (
-	fenceRE = regexp.MustCompile("(?s)(```|~~~).*?(```|~~~|$)")
+	fenceRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?s)(```|~~~).*?(```|~~~|$)") })
 	// Other users' homes: a report names nobody's account.
-	homeRE = regexp.MustCompile(`(?i)(/home/|/Users/|[A-Z]:\\Users\\)[^/\\\s"'<>]+`)
+	homeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(/home/|/Users/|[A-Z]:\\Users\\)[^/\\\s"'<>]+`) })
 	// Long opaque runs (tokens the redactor may not know yet): a bug report
 	// never needs them. Hex commit ids are kept.
-	opaqueRE = regexp.MustCompile(`[A-Za-z0-9_\-+=]{24,}`)
-	hexRE    = regexp.MustCompile(`^[0-9a-f]{32,64}$`)
+	opaqueRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9_\-+=]{24,}`) })
+	hexRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{32,64}$`) })
 )
 
 type sanitizer struct {
@@ -29,15 +33,15 @@ func newSanitizer(home string) *sanitizer {
 
 // clean removes code and diffs, redacts, and scrubs paths and opaque runs.
 func (s *sanitizer) clean(text string) string {
-	text = fenceRE.ReplaceAllString(text, "[code block removed]")
+	text = fenceRE().ReplaceAllString(text, "[code block removed]")
 	text = dropDiffs(text)
 	text = s.red.String(text)
 	if s.home != "" && len(s.home) > 1 {
 		text = strings.ReplaceAll(text, s.home, "~")
 	}
-	text = homeRE.ReplaceAllString(text, "~")
-	return opaqueRE.ReplaceAllStringFunc(text, func(m string) string {
-		if hexRE.MatchString(m) || !mixed(m) {
+	text = homeRE().ReplaceAllString(text, "~")
+	return opaqueRE().ReplaceAllStringFunc(text, func(m string) string {
+		if hexRE().MatchString(m) || !mixed(m) {
 			return m
 		}
 		return "[REDACTED:opaque]"

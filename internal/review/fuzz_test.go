@@ -21,7 +21,7 @@ func FuzzGate(f *testing.F) {
 			return
 		}
 		if got.Verdict == Ready {
-			if truncated || blockerRE.MatchString(answer) || !parse(got.Text).complete() {
+			if truncated || blockerRE().MatchString(answer) || !parse(got.Text).complete() {
 				t.Fatalf("READY for %q (truncated=%v)", answer, truncated)
 			}
 			return

@@ -31,7 +31,7 @@ func Gate(answer string, truncated bool) (Result, error) {
 		text = Render(env)
 	}
 	p := parse(text)
-	p.blocker = p.blocker || blockerRE.MatchString(answer)
+	p.blocker = p.blocker || blockerRE().MatchString(answer)
 	p.truncated = truncated
 	if !isJSON {
 		env = p.envelope()

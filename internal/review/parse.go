@@ -4,19 +4,29 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
+// Patterns compile on first use (sync.OnceValue), not at package init,
+// which every coagent8 process start pays, the sandbox helper included
+// (issue 8 performance).
 // Headers count only at line start, case-insensitive (contract.md §3).
 // SUMMARY is coagent8's optional addition and never gates.
 var (
-	headerRE  = regexp.MustCompile(`(?i)^(REVIEW|SNAPSHOT|COVERAGE|VERDICT|CHECKS|SUMMARY)[ \t]*:(.*)$`)
-	endRE     = regexp.MustCompile(`(?i)^END_REVIEW\b(.*)$`)
-	blockerRE = regexp.MustCompile(`(?i)\[P[12]\]`)
+	headerRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(REVIEW|SNAPSHOT|COVERAGE|VERDICT|CHECKS|SUMMARY)[ \t]*:(.*)$`)
+	})
+	endRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^END_REVIEW\b(.*)$`) })
+	blockerRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\[P[12]\]`) })
 	// A finding needs "[Px] <file>:<line>" at line start (an optional list
 	// bullet allowed); a "[P1]" elsewhere is prose, not a second finding.
-	findingRE = regexp.MustCompile(`(?i)^[ \t]*(?:[-*+][ \t]+)?\[(P[123])\][ \t]+(\S+?):(\d+)(?:[-–](\d+))?(?::\d+)?(?:(?:[ \t]*[:—–-][ \t]*|[ \t]+)(.*))?$`)
-	fieldRE   = regexp.MustCompile(`(?i)^[ \t]*(?:[-*+][ \t]+)?(problem|evidence|fix)[ \t]*:[ \t]*(.*)$`)
-	checkRE   = regexp.MustCompile(`(?i)\b(typecheck|tests)[ \t]*=[ \t]*([A-Z_]+)`)
+	findingRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^[ \t]*(?:[-*+][ \t]+)?\[(P[123])\][ \t]+(\S+?):(\d+)(?:[-–](\d+))?(?::\d+)?(?:(?:[ \t]*[:—–-][ \t]*|[ \t]+)(.*))?$`)
+	})
+	fieldRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^[ \t]*(?:[-*+][ \t]+)?(problem|evidence|fix)[ \t]*:[ \t]*(.*)$`)
+	})
+	checkRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(typecheck|tests)[ \t]*=[ \t]*([A-Z_]+)`) })
 )
 
 // header is one occurrence of an envelope header.
@@ -37,7 +47,7 @@ type parsed struct {
 }
 
 func parse(text string) *parsed {
-	p := &parsed{headers: map[string][]header{}, lastLine: -1, blocker: blockerRE.MatchString(text)}
+	p := &parsed{headers: map[string][]header{}, lastLine: -1, blocker: blockerRE().MatchString(text)}
 	for i, raw := range strings.Split(text, "\n") {
 		line := strings.TrimSuffix(raw, "\r")
 		p.lines = append(p.lines, line)
@@ -47,18 +57,18 @@ func parse(text string) *parsed {
 	}
 	var cur *findingBuilder
 	for i, line := range p.lines {
-		if m := headerRE.FindStringSubmatch(line); m != nil {
+		if m := headerRE().FindStringSubmatch(line); m != nil {
 			name := strings.ToUpper(m[1])
 			p.headers[name] = append(p.headers[name], header{value: strings.TrimSpace(m[2]), line: i})
 			cur = p.flush(cur)
 			continue
 		}
-		if m := endRE.FindStringSubmatch(line); m != nil {
+		if m := endRE().FindStringSubmatch(line); m != nil {
 			p.ends = append(p.ends, header{value: strings.TrimSpace(m[1]), line: i})
 			cur = p.flush(cur)
 			continue
 		}
-		if m := findingRE.FindStringSubmatch(line); m != nil {
+		if m := findingRE().FindStringSubmatch(line); m != nil {
 			p.flush(cur)
 			cur = newFinding(m)
 			continue
@@ -101,7 +111,7 @@ func (p *parsed) envelope() Envelope {
 
 func parseChecks(v string) Checks {
 	var c Checks
-	for _, m := range checkRE.FindAllStringSubmatch(v, -1) {
+	for _, m := range checkRE().FindAllStringSubmatch(v, -1) {
 		switch strings.ToLower(m[1]) {
 		case "typecheck":
 			c.Typecheck = strings.ToUpper(m[2])
@@ -133,7 +143,7 @@ func newFinding(m []string) *findingBuilder {
 }
 
 func (b *findingBuilder) add(line string) {
-	if m := fieldRE.FindStringSubmatch(line); m != nil {
+	if m := fieldRE().FindStringSubmatch(line); m != nil {
 		switch strings.ToLower(m[1]) {
 		case "problem":
 			b.field = &b.f.Problem

@@ -9,15 +9,19 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/fault"
 )
 
-var versionRE = regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`)
+// Patterns compile on first use (sync.OnceValue), not at package init,
+// which every coagent8 process start pays, the sandbox helper included
+// (issue 8 performance).
+var versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`) })
 
 // Parse returns the first X.Y.Z in s, or "".
-func Parse(s string) string { return versionRE.FindString(s) }
+func Parse(s string) string { return versionRE().FindString(s) }
 
 // Less reports whether a < b for dotted numeric versions; an unparsable a
 // counts as older than anything.

@@ -2,14 +2,30 @@ package session
 
 import (
 	"context"
-	"regexp"
+	"strings"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/fault"
 )
 
-// handleRE is the accepted handle shape (contract.md §6).
-var handleRE = regexp.MustCompile(`^syn_sess_[A-Za-z0-9_-]{6,80}$`)
+// validHandle reports whether h has the accepted handle shape
+// ^syn_sess_[A-Za-z0-9_-]{6,80}$ (contract.md §6). Checked by hand: a
+// regexp in a package variable compiles at every process start (issue 8
+// performance); handle_test.go checks the equivalence.
+func validHandle(h string) bool {
+	const prefix = "syn_sess_"
+	rest, ok := strings.CutPrefix(h, prefix)
+	if !ok || len(rest) < 6 || len(rest) > 80 {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Info describes a session. It carries no workspace path: the caller
 // named the workspace, and paths are not echoed (P3).
@@ -40,7 +56,7 @@ type TurnInfo struct {
 // else is SESSION_INVALID. A lease held by a dead server is recovered
 // first, so state never shows a ghost "running".
 func (s *Store) lookup(ctx context.Context, workspace, handle string) (row, error) {
-	if !handleRE.MatchString(handle) {
+	if !validHandle(handle) {
 		return row{}, errInvalid
 	}
 	r, err := loadRow(ctx, s.db, handle)
