@@ -36,8 +36,11 @@ type File struct {
 	// When GovernanceErr is non-nil it is the zero Rules, which asks for
 	// every model; callers must refuse turns instead.
 	Governance policy.Rules
+	// Verify holds the user's review checks (issue 8); see [File.VerifyErr].
+	Verify Verify
 
 	governanceErr error
+	verifyErr     error
 	egress        json.RawMessage // the "egress" section, verbatim; nil = absent
 	egressErr     error           // the file exists but could not be read as an object
 }
@@ -79,6 +82,7 @@ func LoadFile(path string) (File, error) {
 		f.Governance = policy.Rules{}
 		f.governanceErr = governanceFault("config", "the configuration file cannot be used", err)
 		f.egressErr = err
+		f.verifyErr = err
 		return f, err
 	}
 	if raw, ok := top["egress"]; ok {
@@ -108,7 +112,7 @@ func readConfig(path string) ([]byte, error) {
 // those keys.
 func (f *File) parse(top map[string]json.RawMessage) error {
 	var errs []error
-	for _, step := range []func(map[string]json.RawMessage) error{f.parseBasics, f.parseRouting, f.parseGovernance} {
+	for _, step := range []func(map[string]json.RawMessage) error{f.parseBasics, f.parseRouting, f.parseGovernance, f.parseVerify} {
 		errs = append(errs, step(top))
 	}
 	return errors.Join(errs...)
