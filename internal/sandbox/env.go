@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -49,7 +48,22 @@ var hookNames = map[string]bool{
 	"RUBYOPT": true, "PROMPT_COMMAND": true, "GIT_CONFIG_GLOBAL": true,
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// envName reports whether s matches ^[A-Za-z_][A-Za-z0-9_]*$. Checked by
+// hand: a regexp in a package variable compiles at every process start,
+// this helper's included (issue 8 performance); env_test.go checks the
+// equivalence.
+func envName(s string) bool {
+	if s == "" || '0' <= s[0] && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // deniedEnvName reports whether name is removed whatever the caller says.
 func deniedEnvName(name string) bool {
@@ -76,7 +90,7 @@ func buildEnv(extra []string) (env, removed []string, err error) {
 	m := baseEnv()
 	for _, kv := range extra {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || !envName.MatchString(k) || strings.IndexByte(v, 0) >= 0 {
+		if !ok || !envName(k) || strings.IndexByte(v, 0) >= 0 {
 			return nil, nil, invalid("sandbox.env", "environment entries must be NAME=VALUE")
 		}
 		if deniedEnvName(k) {
