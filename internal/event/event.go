@@ -28,6 +28,7 @@ const (
 	TypeRefusal      Type = "refusal"
 	TypeVerification Type = "verification"
 	TypeDecision     Type = "decision"
+	TypeExecution    Type = "execution" // a sandboxed run ended (receipt summary)
 )
 
 // Event is one security record. Fields carry identifiers and reasons only.

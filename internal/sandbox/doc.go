@@ -28,6 +28,13 @@
 // no passing qualification record exists for the current binary, kernel and
 // policy ([Sandbox.Qualify]).
 //
+// # Evidence
+//
+// With Config.Events set, refusals, qualification results, admissions and
+// receipt summaries are recorded as security events (identifiers and exit
+// classes, never command output or arguments). A configured sink that
+// cannot be written refuses the run (R-197, reason audit.sink_unwritable).
+//
 // # Re-exec
 //
 // The child side runs by re-executing the current binary with a hidden

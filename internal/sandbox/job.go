@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"io"
 	"path"
 	"strings"
@@ -9,6 +11,7 @@ import (
 // job is an admitted run: every field has been validated and every path is
 // derived by the supervisor, never by the caller's child (notes §3 step 1).
 type job struct {
+	id          string // set by Run before admission is recorded; "" = runJob picks one
 	path        string // executable path inside the sandbox
 	args        []string
 	env         []string
@@ -112,6 +115,12 @@ func (s *Sandbox) admitBind(p string) (bind, error) {
 // within reports whether p is base or beneath it (both canonical).
 func within(p, base string) bool {
 	return p == base || strings.HasPrefix(p, strings.TrimSuffix(base, "/")+"/")
+}
+
+func newJobID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 func orDiscard(w io.Writer) io.Writer {

@@ -153,6 +153,9 @@ func (s *Sandbox) qualifyLocked(ctx context.Context, id identity) (*Qualificatio
 	if err != nil {
 		return nil, err
 	}
+	if err := s.record(qualificationEvent(q)); err != nil {
+		return nil, err
+	}
 	if err := storeRecord(id.file(s.cfg.StateDir), q); err != nil {
 		return nil, unavailable("qualification", "a writable state directory for the qualification record", err)
 	}

@@ -4,8 +4,6 @@ package sandbox
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -40,7 +38,10 @@ func (s *Sandbox) runJob(ctx context.Context, j job, digest string) (Receipt, er
 	if err != nil {
 		return Receipt{}, err
 	}
-	id := newJobID()
+	id := j.id
+	if id == "" {
+		id = newJobID()
+	}
 	rec := Receipt{JobID: id, Profile: ProfileTask, PolicyDigest: policyDigest(), BinaryDigest: digest,
 		Kernel: h.kernel(layout.source), Command: append([]string{j.path}, j.args...),
 		EnvNames: envNames(j.env), EnvRemoved: j.envRemoved, Requested: j.limits, Started: start.UTC()}
@@ -65,12 +66,6 @@ func (s *Sandbox) runJob(ctx context.Context, j job, digest string) (Receipt, er
 	}
 	rec.TotalMS = ms(time.Since(start))
 	return rec, nil
-}
-
-func newJobID() string {
-	b := make([]byte, 12)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

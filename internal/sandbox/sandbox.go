@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
 )
 
@@ -37,6 +38,12 @@ type Config struct {
 	AutoQualify bool
 	// Notice receives human-readable notices (nil discards).
 	Notice io.Writer
+	// Events, when set, receives security events: refusals, qualification
+	// results, each admission and each run's receipt summary (never
+	// command output or arguments). When it is set and a record cannot be
+	// written, the run is refused (R-197: a missing audit receipt disables
+	// execution). Nil records nothing.
+	Events event.Sink
 }
 
 // Sandbox runs task-sandbox jobs. It is safe for concurrent use.
@@ -82,16 +89,31 @@ func New(cfg Config) (*Sandbox, error) {
 // boundary cannot be established (nothing ran), fault.Unsupported off
 // Linux/amd64. A command that fails, times out or is killed is not an
 // error: see Receipt.Exit.
+//
+// With [Config.Events] set, every refusal, the admission (before the
+// command starts) and the receipt are recorded; a failed write refuses
+// with fault.SandboxUnavailable reason "audit.sink_unwritable".
+// When only the receipt record fails, the command has run: the receipt is
+// returned together with that error, and callers must not treat the run
+// as verified.
 func (s *Sandbox) Run(ctx context.Context, spec Spec) (Receipt, error) {
 	j, err := s.admit(spec)
 	if err != nil {
-		return Receipt{}, err
+		return Receipt{}, s.refuse(err)
 	}
 	q, err := s.requireQualified(ctx)
 	if err != nil {
+		return Receipt{}, s.refuse(err)
+	}
+	j.id = newJobID()
+	if err := s.record(admissionEvent(j, q)); err != nil {
 		return Receipt{}, err
 	}
-	return s.runJob(ctx, j, q.BinaryDigest)
+	rec, err := s.runJob(ctx, j, q.BinaryDigest)
+	if err != nil {
+		return rec, s.refuse(err)
+	}
+	return rec, s.record(receiptEvent(rec))
 }
 
 func unavailable(reason, missing string, cause error) *fault.Error {
