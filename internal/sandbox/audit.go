@@ -41,7 +41,7 @@ func (s *Sandbox) refuse(err error) error {
 // executable, never the arguments (which may carry values).
 func admissionEvent(j job, q *Qualification) event.Event {
 	return event.Event{Type: event.TypeDecision, Reason: "sandbox.admitted", Rule: "sandbox",
-		IDs: map[string]string{"job_id": j.id, "binary_digest": q.BinaryDigest, "policy_digest": q.PolicyDigest},
+		IDs:    map[string]string{"job_id": j.id, "binary_digest": q.BinaryDigest, "policy_digest": q.PolicyDigest},
 		Detail: "executable " + j.path}
 }
 
