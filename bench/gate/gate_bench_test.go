@@ -22,6 +22,9 @@ import (
 	"time"
 
 	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/egress"
+	"github.com/coagent8/coagent8/internal/egress/ledger"
+	"github.com/coagent8/coagent8/internal/evidence"
 	"github.com/coagent8/coagent8/internal/gate"
 	"github.com/coagent8/coagent8/internal/providertest"
 	"github.com/coagent8/coagent8/internal/secret"
@@ -32,7 +35,8 @@ const model = "claude-sonnet-4-5"
 
 var body = `{"model":"` + model + `","max_tokens":256,"stream":true,"messages":[{"role":"user","content":"` + strings.Repeat("x", 1500) + `"}]}`
 
-// startGate starts a gate in front of upstream with a huge budget.
+// startGate starts a gate in front of upstream with a huge budget and the
+// built-in egress policy (every request is decided, as in production).
 func startGate(b *testing.B, upstream string) (url, phantom string) {
 	dir := b.TempDir()
 	db, err := store.Open(context.Background(), filepath.Join(dir, "state.db"), 0)
@@ -44,7 +48,7 @@ func startGate(b *testing.B, upstream string) (url, phantom string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g, err := gate.New(context.Background(), gate.Options{DB: db, Key: key,
+	g, err := gate.New(context.Background(), gate.Options{DB: db, Key: key, Egress: decider(b, db, dir),
 		Secrets:                     secret.Resolver{Env: config.FromList([]string{"K=sk-ant-bench-" + strings.Repeat("b", 30)})},
 		Upstreams:                   map[gate.Provider]string{gate.Anthropic: upstream},
 		UnsafeAllowLoopbackUpstream: true})
@@ -62,6 +66,28 @@ func startGate(b *testing.B, upstream string) (url, phantom string) {
 	srv := httptest.NewServer(g)
 	b.Cleanup(srv.Close)
 	return srv.URL, ph.Reveal()
+}
+
+// decider is the egress decider `coagent8 gate serve` builds without an
+// egress section: the built-in policy, the ledger on the same database.
+func decider(b *testing.B, db *store.DB, dir string) *egress.Decider {
+	pol, err := egress.NewPolicy(egress.DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	led, err := ledger.Open(context.Background(), db, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	key, err := evidence.LoadKey(filepath.Join(dir, "evidence.key"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := egress.New(egress.Options{Policy: pol, Ledger: led, Key: key})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d
 }
 
 // startNginx runs the Debian nginx as a plain streaming reverse proxy.

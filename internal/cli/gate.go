@@ -27,8 +27,17 @@ func newGateCmd(a *app) *cobra.Command {
 	return c
 }
 
-// openGate opens the state database, key and event log of this user.
-func (a *app) openGate(ctx context.Context, opts gate.Options) (*gate.Gate, func(), error) {
+// deciderFunc builds a gate's egress decider on its database and sink.
+type deciderFunc func(ctx context.Context, db *store.DB, events event.Sink) (gate.EgressDecider, error)
+
+// noForwarding is the decider of subcommands that never serve.
+func noForwarding(context.Context, *store.DB, event.Sink) (gate.EgressDecider, error) {
+	return refuseEgress{}, nil
+}
+
+// openGate opens the state database, key and event log of this user and
+// the egress decider from decide.
+func (a *app) openGate(ctx context.Context, opts gate.Options, decide deciderFunc) (*gate.Gate, func(), error) {
 	dir := a.env.StateDir()
 	db, err := store.Open(ctx, filepath.Join(dir, "state.db"), 0)
 	if err != nil {
@@ -45,6 +54,11 @@ func (a *app) openGate(ctx context.Context, opts gate.Options) (*gate.Gate, func
 		return nil, nil, err
 	}
 	opts.DB, opts.Key, opts.Events = db, key, sink
+	if opts.Egress, err = decide(ctx, db, sink); err != nil {
+		sink.Close()
+		db.Close()
+		return nil, nil, err
+	}
 	opts.Secrets = secret.Resolver{Env: a.env}
 	opts.Redactor = redact.NewDiagnostic(a.env.Home())
 	g, err := gate.New(ctx, opts)
@@ -111,7 +125,7 @@ func (a *app) gateGrant(ctx context.Context, o gateGrantOptions, hasPrice bool) 
 	if hasPrice {
 		s.Price = &o.price
 	}
-	g, closeFn, err := a.openGate(ctx, gate.Options{})
+	g, closeFn, err := a.openGate(ctx, gate.Options{}, noForwarding)
 	if err != nil {
 		return err
 	}
@@ -140,7 +154,7 @@ func newGateIDCmd(a *app, verb string) *cobra.Command {
 }
 
 func (a *app) gateByID(ctx context.Context, verb, id string) error {
-	g, closeFn, err := a.openGate(ctx, gate.Options{})
+	g, closeFn, err := a.openGate(ctx, gate.Options{}, noForwarding)
 	if err != nil {
 		return err
 	}
@@ -165,25 +179,47 @@ func (a *app) gateByID(ctx context.Context, verb, id string) error {
 	return a.printJSON(gr)
 }
 
+const gateServeLong = `Serve the provider gate on a loopback address.
+
+Every request body is settled by an egress decision before its first byte
+leaves: who sends (operator and job), to which provider route and model,
+which exact bytes, on what basis, under which policy revision and against
+which remaining disclosure capacity. Refusals answer 403 with the reason in
+X-Coagent8-Gate-Reason and are recorded as security events.
+
+The policy is the "egress" section of config.json. Without one the
+built-in policy applies: no labels; unlabelled content weighs 0.0;
+credentials are non-declassifiable, so a body carrying a provider key or
+other credential is refused; portal_threshold 0.3, forbidden_threshold 0.8;
+capacity for provider-request only, 1,000,000 transmissions and 256 GiB of
+request bodies per host, with no time window and no refund; every other
+purpose is refused. A malformed "egress" section refuses to start.
+
+When a label names workspace paths, --workspace is required: it is the
+working tree whose labelled files the gate fingerprints to learn what a
+request body was copied from.`
+
 func newGateServeCmd(a *app) *cobra.Command {
-	var listen string
+	var listen, workspace string
 	var unsafeUpstreams []string
 	c := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the provider gate on a loopback address",
+		Short: "Serve the provider gate on a loopback address (every body egress-decided)",
+		Long:  gateServeLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.gateServe(cmd.Context(), listen, unsafeUpstreams)
+			return a.gateServe(cmd.Context(), listen, workspace, unsafeUpstreams)
 		},
 	}
 	c.Flags().StringVar(&listen, "listen", "127.0.0.1:8787", "loopback host:port to listen on")
+	c.Flags().StringVar(&workspace, "workspace", "", "working tree the egress policy's path labels refer to (required when a label has paths)")
 	c.Flags().StringArrayVar(&unsafeUpstreams, "unsafe-loopback-upstream", nil,
 		"PROVIDER=http://127.0.0.1:PORT: forward to a local provider double (tests and benchmarks only; sends the real credential in clear text)")
 	c.Flags().MarkHidden("unsafe-loopback-upstream")
 	return c
 }
 
-func (a *app) gateServe(ctx context.Context, listen string, unsafe []string) error {
+func (a *app) gateServe(ctx context.Context, listen, workspace string, unsafe []string) error {
 	opts := gate.Options{}
 	for _, u := range unsafe {
 		p, origin, ok := strings.Cut(u, "=")
@@ -196,7 +232,13 @@ func (a *app) gateServe(ctx context.Context, listen string, unsafe []string) err
 		opts.Upstreams[gate.Provider(p)] = origin
 		opts.UnsafeAllowLoopbackUpstream = true
 	}
-	g, closeFn, err := a.openGate(ctx, opts)
+	var source string
+	decide := func(ctx context.Context, db *store.DB, events event.Sink) (gate.EgressDecider, error) {
+		d, src, err := a.egressDecider(ctx, db, events, workspace)
+		source = src
+		return d, err
+	}
+	g, closeFn, err := a.openGate(ctx, opts, decide)
 	if err != nil {
 		return err
 	}
@@ -207,7 +249,7 @@ func (a *app) gateServe(ctx context.Context, listen string, unsafe []string) err
 	}
 	srv := &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second}
 	go func() { <-ctx.Done(); srv.Close() }()
-	a.printJSON(map[string]string{"listening": "http://" + ln.Addr().String()})
+	a.printJSON(map[string]string{"listening": "http://" + ln.Addr().String(), "egress_policy": source})
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

@@ -20,11 +20,16 @@ type EgressDecider interface {
 
 var _ EgressDecider = (*egress.Decider)(nil)
 
+// ErrNoEgressDecider is why [New] refuses Options without Egress: the
+// gate has no mode that forwards a body without an egress decision.
+var ErrNoEgressDecider = errors.New("gate: no egress decider")
+
 // decideEgress runs the egress decision of an admitted POST: every
 // forwarded body, a retry included, gets its own decision. The reserved
-// amount is recomputed from the sealed bytes.
+// amount is recomputed from the sealed bytes. Other admitted methods
+// (GET /v1/models) carry no body: their target is the fixed route alone.
 func (g *Gate) decideEgress(r *http.Request, a *admission) (string, string) {
-	if g.opts.Egress == nil || r.Method != http.MethodPost {
+	if r.Method != http.MethodPost {
 		return "", ""
 	}
 	origins, err := origins(g.opts)

@@ -24,8 +24,8 @@ type SecretResolver interface {
 
 var _ SecretResolver = secret.Resolver{}
 
-// Options configure a [Gate]. DB and Key are required; everything else has
-// a documented default.
+// Options configure a [Gate]. DB, Key and Egress are required; everything
+// else has a documented default.
 type Options struct {
 	DB  *store.DB // grants and reservations live here (component "gate")
 	Key Key       // phantom hashing key ([LoadKey])
@@ -48,8 +48,9 @@ type Options struct {
 	// Job, when set, restricts this gate to grants of that job (the
 	// per-job in-process gate).
 	Job string
-	// Egress, when set, decides every POST body before it is forwarded
-	// (internal/egress); nil forwards bodies without an egress decision.
+	// Egress decides every POST body before it is forwarded
+	// (internal/egress, issue 10). Required: [New] refuses a nil decider
+	// with [ErrNoEgressDecider], so no body ever leaves undecided.
 	Egress EgressDecider
 
 	// DrainTimeout is how long the gate keeps reading an upstream stream
@@ -89,10 +90,15 @@ type Gate struct {
 }
 
 // New validates opts, migrates the gate's tables and starts the revocation
-// watcher.
+// watcher. A missing decider is a *fault.Error (INVALID_INPUT, reason
+// gate.egress_missing) wrapping [ErrNoEgressDecider].
 func New(ctx context.Context, opts Options) (*Gate, error) {
 	if opts.DB == nil || len(opts.Key.k) != 32 {
 		return nil, fault.New(fault.InvalidInput, "gate.options", "gate needs a database and a 32-byte key")
+	}
+	if opts.Egress == nil {
+		return nil, fault.Wrap(fault.InvalidInput, "gate.egress_missing",
+			"gate needs an egress decider: no request body is forwarded without an egress decision", ErrNoEgressDecider)
 	}
 	opts = withDefaults(opts)
 	origins, err := origins(opts)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/coagent8/coagent8/internal/egress"
 	"github.com/coagent8/coagent8/internal/providertest"
 )
 
@@ -44,7 +45,7 @@ func TestAnthropicStreamSettlesFromUsage(t *testing.T) {
 	if n := f.secrets.calls.Load(); n != 1 {
 		t.Errorf("secret resolved %d times, want 1", n)
 	}
-	if diff := cmp.Diff([]string{"grant.created", ReasonAdmitted, "settled.usage"}, f.reasons()); diff != "" {
+	if diff := cmp.Diff([]string{"grant.created", egress.ReasonRaw, ReasonAdmitted, "settled.usage"}, f.reasons()); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }

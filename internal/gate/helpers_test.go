@@ -12,7 +12,10 @@ import (
 	"time"
 
 	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/egress"
+	egressledger "github.com/coagent8/coagent8/internal/egress/ledger"
 	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/evidence"
 	"github.com/coagent8/coagent8/internal/providertest"
 	"github.com/coagent8/coagent8/internal/redact"
 	"github.com/coagent8/coagent8/internal/secret"
@@ -49,6 +52,7 @@ type fixture struct {
 	secrets *spyResolver
 	db      *store.DB
 	dir     string
+	egress  *egress.Decider
 }
 
 func newFixture(t *testing.T, mod func(*Options)) *fixture {
@@ -59,7 +63,11 @@ func newFixture(t *testing.T, mod func(*Options)) *fixture {
 		oai:  providertest.NewOpenAI(t, providertest.Options{})}
 	f.secrets = &spyResolver{res: secret.Resolver{Env: config.FromList([]string{
 		"REAL_ANTHROPIC=" + realKey(Anthropic), "REAL_OPENAI=" + realKey(OpenAI)})}}
-	db, err := store.Open(context.Background(), filepath.Join(dir, "state.db"), 0)
+	// Every admitted request writes twice (egress claim, budget reserve).
+	// Under -race the pure-Go SQLite is ~20x slower, and 200 parallel
+	// requests can wait past the default 5 s busy timeout, which would
+	// fail closed (egress.unavailable) instead of testing the budget.
+	db, err := store.Open(context.Background(), filepath.Join(dir, "state.db"), 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +77,8 @@ func newFixture(t *testing.T, mod func(*Options)) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{DB: db, Key: key, Secrets: f.secrets, Events: f.events, Redactor: redact.NewDiagnostic(""),
+	f.egress = newDecider(t, db, dir, f.events)
+	opts := Options{DB: db, Key: key, Secrets: f.secrets, Events: f.events, Redactor: redact.NewDiagnostic(""), Egress: f.egress,
 		Upstreams:                   map[Provider]string{Anthropic: f.anth.URL(), OpenAI: f.oai.URL()},
 		UnsafeAllowLoopbackUpstream: true, WatchInterval: 50 * time.Millisecond, DrainTimeout: 10 * time.Second}
 	if mod != nil {
@@ -84,6 +93,30 @@ func newFixture(t *testing.T, mod func(*Options)) *fixture {
 	f.srv = httptest.NewServer(g)
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+// newDecider is the egress decider the shipped command builds when
+// config.json has no egress section: the built-in policy over a ledger in
+// db, so every test request is decided as in production.
+func newDecider(t *testing.T, db *store.DB, dir string, events event.Sink) *egress.Decider {
+	t.Helper()
+	pol, err := egress.NewPolicy(egress.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	led, err := egressledger.Open(context.Background(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := evidence.LoadKey(filepath.Join(dir, "evidence.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := egress.New(egress.Options{Policy: pol, Ledger: led, Key: key, Events: events, Principal: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // spec is a generous grant for provider p; tests tighten what they need.

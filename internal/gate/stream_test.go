@@ -148,7 +148,7 @@ func TestRevokeFromOtherProcessCutsStream(t *testing.T) {
 	f := newFixture(t, nil)
 	f.anth.Script(providertest.Reply{Chunks: 100, ChunkDelay: 50 * time.Millisecond, Text: strings.Repeat("b", 100)})
 	gr, phantom := f.grant(spec(Anthropic))
-	other, err := New(context.Background(), Options{DB: f.db, Key: f.gate.opts.Key})
+	other, err := New(context.Background(), Options{DB: f.db, Key: f.gate.opts.Key, Egress: f.egress})
 	if err != nil {
 		t.Fatal(err)
 	}
