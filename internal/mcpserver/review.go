@@ -14,6 +14,7 @@ import (
 	"github.com/coagent8/coagent8/internal/gitscope"
 	"github.com/coagent8/coagent8/internal/review"
 	"github.com/coagent8/coagent8/internal/turn"
+	"github.com/coagent8/coagent8/internal/verify"
 )
 
 // ReviewArgs are the review tool's arguments (contract.md §1, §4). Like
@@ -30,6 +31,7 @@ type ReviewArgs struct {
 	SessionHandle   string `json:"session_handle,omitempty" jsonschema:"continue this coagent8 session"`
 	SessionMode     string `json:"session_mode,omitempty" jsonschema:"new (default), auto (reuse a recent idle session of this workspace and backend) or none (keep no history)"`
 	TimeoutMS       int64  `json:"timeout_ms,omitempty" jsonschema:"absolute deadline in milliseconds (100..1800000, default 900000)"`
+	RunChecks       *bool  `json:"run_checks,omitempty" jsonschema:"run the checks the user configured (verify.commands) in the task sandbox; default true when configured. Only switches them off: commands cannot be passed"`
 }
 
 func reviewSchema(s *jsonschema.Schema) {
@@ -39,6 +41,9 @@ func reviewSchema(s *jsonschema.Schema) {
 	enum(s, "session_mode", "new", "auto", "none")
 	s.Properties["timeout_ms"].Minimum = ptr(100.0)
 	s.Properties["timeout_ms"].Maximum = ptr(1_800_000.0)
+	// A boolean only (not null, not a list): commands come from the user's
+	// configuration alone (R-017).
+	s.Properties["run_checks"].Type, s.Properties["run_checks"].Types = "boolean", nil
 }
 
 // ReviewOutcome is the review tool's structuredContent: the execution
@@ -47,6 +52,9 @@ func reviewSchema(s *jsonschema.Schema) {
 type ReviewOutcome struct {
 	turn.Outcome
 	Review ReviewData `json:"review"`
+	// Checks are the user's configured checks as they really ran in the
+	// task sandbox (issue 8); absent when none ran.
+	Checks []verify.Check `json:"checks,omitempty"`
 }
 
 // ReviewData is the gated review: the verdict the server enforced, the
@@ -74,6 +82,8 @@ const reviewDescription = `Independent read-only code review of the workspace's 
 	`(Claude Code, Codex or agy). The server enforces the verdict: any P1/P2 finding, partial coverage, a truncated ` +
 	`answer or a missing or malformed State Envelope is BLOCKED; only a complete review with no blocker is READY. ` +
 	`Returns the verdict, reason and findings (severity, file, line, problem, evidence, fix) as structuredContent. ` +
+	`Checks the user configured (verify.commands) run in coagent8's task sandbox on a copy of the workspace and are reported ` +
+	`with their real exit status next to the model's CHECKS claims; a failing check blocks READY. ` +
 	`Model choice is governed by the user's rules. ` + agy.Limitation
 
 func (s *Server) reviewTool() (*mcp.Tool, mcp.ToolHandler) {
@@ -104,11 +114,14 @@ func (s *Server) review(ctx context.Context, req *mcp.CallToolRequest, a ReviewA
 	// Backends that enforce a schema (Codex outputSchema) answer in JSON;
 	// the others ignore it and the text envelope is the contract.
 	treq.Prompt, treq.OutputSchema = prep.Prompt, prep.Schema
+	ws, _ := turn.Workspace(a.WorkspacePath) // validated by prepareReview
+	checks := s.startChecks(ctx, ws, a.RunChecks)
 	out, res := s.governedTurn(ctx, req, treq)
 	if res != nil {
+		checks.stop()
 		return res, nil
 	}
-	return s.renderReview(gateOutcome(out, scopeOf(prep.Snapshot))), nil
+	return s.renderReview(applyChecks(gateOutcome(out, scopeOf(prep.Snapshot)), checks)), nil
 }
 
 func (s *Server) prepareReview(ctx context.Context, a ReviewArgs) (review.Request, error) {
@@ -182,6 +195,7 @@ func (s *Server) renderReview(o ReviewOutcome) *mcp.CallToolResult {
 	if o.Reason != "" {
 		text += " — " + o.Reason
 	}
+	text += checksText(o.Checks)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: o,
 		IsError: o.Error != nil}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/redact"
 	"github.com/coagent8/coagent8/internal/turn"
+	"github.com/coagent8/coagent8/internal/verify"
 	"github.com/coagent8/coagent8/internal/version"
 )
 
@@ -39,6 +40,9 @@ type Options struct {
 	// Sessions backs the session and cancel tools (nil: they answer that
 	// no session archive is configured).
 	Sessions SessionStore
+	// Verifier runs the user's configured review checks in the task
+	// sandbox (nil: configured checks are reported as not run).
+	Verifier *verify.Verifier
 	Logger   *slog.Logger
 }
 
@@ -57,6 +61,7 @@ type Server struct {
 	sessions       SessionStore
 	jobs           *jobs
 	state          *toolState
+	verifier       *verify.Verifier
 }
 
 // New builds the MCP server with every tool registered.
@@ -72,7 +77,7 @@ func New(o Options) (*Server, error) {
 	}
 	s := &Server{env: o.Env, runner: o.Runner, diag: redact.NewDiagnostic(o.Env.Home()), log: o.Logger, defaultBackend: o.DefaultBackend, doctorSections: o.DoctorSections,
 		governance: o.Governance, models: &modelCache{ttl: 10 * time.Minute, m: map[[2]string]cached{}},
-		sessions: o.Sessions, jobs: newJobs(), state: newToolState()}
+		sessions: o.Sessions, jobs: newJobs(), state: newToolState(), verifier: o.Verifier}
 	s.mcp = mcp.NewServer(identity(), &mcp.ServerOptions{
 		Logger:       o.Logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
