@@ -9,13 +9,16 @@
 //     list ([Route]); refuses WebSocket upgrades;
 //  3. maps the phantom credential (x-api-key or Authorization: Bearer) to a
 //     grant through a keyed hash and a constant-time compare;
-//  4. checks provider, exact model in the body, and atomically — one SQLite
-//     UPDATE — that the grant is live, unexpired and has request, token and
-//     spend budget for the worst case of this request, reserving it;
-//  5. only then resolves the real credential from the grant's
+//  4. checks provider and exact model in the body, and has the body's
+//     egress decision settled ([Options.Egress], required: internal/egress
+//     classifies, filters or refuses it and consumes disclosure capacity);
+//  5. atomically — one SQLite UPDATE — checks that the grant is live,
+//     unexpired and has request, token and spend budget for the worst
+//     case of this request, reserving it;
+//  6. only then resolves the real credential from the grant's
 //     [secret.Ref], strips every inbound credential and forwarding header,
 //     sets the real one and forwards to the provider's fixed origin;
-//  6. meters the streamed usage (Anthropic message_start/message_delta,
+//  7. meters the streamed usage (Anthropic message_start/message_delta,
 //     OpenAI response.completed) and settles the reservation with it.
 //
 // # Security model
