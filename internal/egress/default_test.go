@@ -64,7 +64,7 @@ func TestDefaultConfigCeilings(t *testing.T) {
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("ceiling (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(Ceiling{want.Uses - 1, want.Bytes - int64(len(in.Body))}, left); diff != "" {
+	if diff := cmp.Diff(Ceiling{Uses: want.Uses - 1, Bytes: want.Bytes - int64(len(in.Body))}, left); diff != "" {
 		t.Errorf("remaining (-want +got):\n%s", diff)
 	}
 }
