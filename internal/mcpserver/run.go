@@ -27,6 +27,7 @@ type RunArgs struct {
 	Scope        string `json:"scope,omitempty" jsonschema:"review: uncommitted (default), staged, a..b, a commit or a base branch"`
 	Target       string `json:"target,omitempty" jsonschema:"review: used as the scope when scope is not given"`
 	Instructions string `json:"instructions,omitempty" jsonschema:"review: what to focus on"`
+	RunChecks    *bool  `json:"run_checks,omitempty" jsonschema:"review: run the user's configured checks (default true when configured); commands cannot be passed"`
 	// issue and the deprecated aliases
 	ErrorMessage  string `json:"error_message,omitempty" jsonschema:"issue, debug: the error"`
 	Context       string `json:"context,omitempty" jsonschema:"issue, debug: what was being done"`
@@ -43,6 +44,7 @@ func runSchema(s *jsonschema.Schema) {
 	s.Required = []string{"action"}
 	enum(s, "action", runActions...)
 	enum(s, "task_type", "architecture", "debug", "implementation")
+	s.Properties["run_checks"].Type, s.Properties["run_checks"].Types = "boolean", nil
 	turnFieldsSchema(s)
 }
 
