@@ -67,15 +67,24 @@ refuses with SANDBOX_UNAVAILABLE. There is no unsandboxed fallback.`,
 	return c
 }
 
-func (a *app) newSandbox() (*sandbox.Sandbox, error) {
-	return sandbox.New(sandbox.Config{StateDir: a.env.StateDir(), AutoQualify: true, Notice: a.io.Err})
+// newSandbox returns the task sandbox recording its security events in the
+// state directory's event log; call closeEvents when done.
+func (a *app) newSandbox() (sb *sandbox.Sandbox, closeEvents func(), err error) {
+	events, closeEvents := a.eventSink(a.logger())
+	sb, err = sandbox.New(sandbox.Config{StateDir: a.env.StateDir(), AutoQualify: true, Notice: a.io.Err, Events: events})
+	if err != nil {
+		closeEvents()
+		return nil, nil, err
+	}
+	return sb, closeEvents, nil
 }
 
 func (a *app) sandboxRun(cmd *cobra.Command, o sandboxRunOptions, args []string) error {
-	sb, err := a.newSandbox()
+	sb, closeEvents, err := a.newSandbox()
 	if err != nil {
 		return err
 	}
+	defer closeEvents()
 	o.spec.Path, o.spec.Args = args[0], args[1:]
 	o.spec.Limits.Memory, o.spec.Limits.Output = o.memoryMB<<20, o.outputMB<<20
 	o.spec.Limits.Wall = o.timeout
@@ -118,10 +127,11 @@ func newSandboxQualifyCmd(a *app) *cobra.Command {
 		Short: "Run the containment probes inside the sandbox and record the result for this binary and kernel",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sb, err := a.newSandbox()
+			sb, closeEvents, err := a.newSandbox()
 			if err != nil {
 				return err
 			}
+			defer closeEvents()
 			q, err := sb.Qualify(cmd.Context())
 			if err != nil {
 				return err

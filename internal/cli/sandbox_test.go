@@ -54,6 +54,12 @@ func TestSandboxRunQualifiesThenRuns(t *testing.T) {
 	if len(matches) != 1 {
 		t.Fatalf("qualification records: %v", matches)
 	}
+	events, _ := os.ReadFile(filepath.Join(state, "events.jsonl"))
+	for _, want := range []string{`"sandbox.qualified"`, `"sandbox.admitted"`, `"sandbox.run.exited"`, r.JobID} {
+		if !strings.Contains(string(events), want) {
+			t.Errorf("security events lack %s:\n%s", want, events)
+		}
+	}
 	code, _, errs = runSandboxCLI(t, env, "run", "--quiet", "--", "/usr/bin/false")
 	if code != ExitFailure || strings.Contains(errs, "qualifying now") {
 		t.Errorf("second run: exit %d, stderr %q", code, errs)
