@@ -117,8 +117,13 @@ func (s *Server) review(ctx context.Context, req *mcp.CallToolRequest, a ReviewA
 	ws, _ := turn.Workspace(a.WorkspacePath) // validated by prepareReview
 	checks := s.startChecks(ctx, ws, a.RunChecks)
 	out, res := s.governedTurn(ctx, req, treq)
-	if res != nil {
+	if res != nil || out.Error != nil {
+		// Refused, waiting for input or failed: BLOCKED (or no review)
+		// whatever the checks say, so do not keep the caller waiting.
 		checks.stop()
+		checks = nil
+	}
+	if res != nil {
 		return res, nil
 	}
 	return s.renderReview(applyChecks(gateOutcome(out, scopeOf(prep.Snapshot)), checks)), nil
