@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -51,7 +50,26 @@ type Verify struct {
 // here.
 func (f File) VerifyErr() error { return f.verifyErr }
 
-var bareProgram = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+// bareProgram reports whether p matches ^[A-Za-z0-9][A-Za-z0-9._+-]*$ (a
+// program name for PATH lookup, no path separator or leading dash).
+// Checked by hand: a regexp in a package variable compiles at every
+// process start (issue 8 performance); verify_name_test.go checks the
+// equivalence.
+func bareProgram(p string) bool {
+	if p == "" || !alnum(p[0]) {
+		return false
+	}
+	for i := 1; i < len(p); i++ {
+		if !alnum(p[i]) && strings.IndexByte("._+-", p[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func alnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
 
 // parseVerify validates the verify section strictly: unknown keys, wrong
 // types and out-of-range values are errors naming the key, and nothing
@@ -124,7 +142,7 @@ func checkArgv(argv []string) error {
 			return fmt.Errorf("arguments must be at most %d bytes without control characters", maxVerifyArgLen)
 		}
 	}
-	if p := argv[0]; !bareProgram.MatchString(p) && !canonicalAbs(p) {
+	if p := argv[0]; !bareProgram(p) && !canonicalAbs(p) {
 		return errors.New("the program must be a bare name (looked up in PATH) or a clean absolute path")
 	}
 	return nil
