@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -168,15 +169,27 @@ func (cg *jobCgroups) arm(lim Limits) error {
 	return nil
 }
 
-// joinV1 moves pid into the v1 job cgroups (the v2 leaf was joined at clone
-// time with CLONE_INTO_CGROUP). It runs before the helper is released.
-func (cg *jobCgroups) joinV1(pid int) error {
-	for _, d := range cg.v1 {
-		if err := writeFile(d+"/cgroup.procs", strconv.Itoa(pid)); err != nil {
-			return unavailable("cgroup_join", "joining the job cgroups", err)
+// openV1Tasks opens the "tasks" file of every v1 job cgroup for the helper
+// (the v2 leaf is joined at clone time with CLONE_INTO_CGROUP). The helper's
+// command thread writes "0" to each before it builds the root, so it and
+// everything it forks are inside the v1 limits before the command starts
+// (see joinV1Self). The supervisor does not write the helper's pid to
+// cgroup.procs itself: moving another process takes the kernel's global
+// threadgroup lock, whose RCU grace period cost 7–20 ms per run on a hybrid
+// host (issue 8 performance); a thread moving itself does not.
+func (cg *jobCgroups) openV1Tasks() ([]*os.File, error) {
+	var out []*os.File
+	for _, c := range slices.Sorted(maps.Keys(cg.v1)) {
+		f, err := os.OpenFile(cg.v1[c]+"/tasks", os.O_WRONLY, 0)
+		if err != nil {
+			for _, g := range out {
+				g.Close()
+			}
+			return nil, unavailable("cgroup_join", "joining the job cgroups", err)
 		}
+		out = append(out, f)
 	}
-	return nil
+	return out, nil
 }
 
 // kill kills every process in the job (cgroup.kill, Linux 5.14+).

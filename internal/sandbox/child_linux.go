@@ -5,6 +5,7 @@ package sandbox
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"runtime"
@@ -20,9 +21,13 @@ const helperArg0 = "coagent8-sandbox-helper"
 
 // Descriptors the supervisor passes to the helper (exec.Cmd.ExtraFiles).
 const (
-	fdPolicy = 3
-	fdStatus = 4
+	fdPolicy  = 3
+	fdStatus  = 4
+	fdV1Tasks = 5 // first of childPolicy.V1Tasks v1 cgroup "tasks" files
 )
+
+// maxV1Tasks bounds childPolicy.V1Tasks (memory, pids, cpu, cpuacct).
+const maxV1Tasks = 8
 
 // nobody is the host and namespace id the command runs as when the
 // supervisor is root (the helper itself stays namespace root to mount).
@@ -38,6 +43,9 @@ type childPolicy struct {
 	Binds    []bind   `json:"binds"`
 	TmpBytes int64    `json:"tmp_bytes"`
 	DropUID  bool     `json:"drop_uid"`
+	// V1Tasks is how many v1 cgroup "tasks" files the supervisor passed
+	// from fdV1Tasks on (0 when every limit lives in the v2 leaf).
+	V1Tasks int `json:"v1_tasks"`
 }
 
 // childStatus is what the helper reports on fd 4: a setup failure, or the
@@ -84,6 +92,10 @@ func helperMain() int {
 		report(childStatus{Reason: "policy", Missing: "a policy from the supervisor", Error: err.Error()})
 		return 125
 	}
+	if err := joinV1Self(p.V1Tasks); err != nil {
+		report(setupStatus(err))
+		return 125
+	}
 	pid, err := setupAndSpawn(p)
 	if err != nil {
 		report(setupStatus(err))
@@ -99,6 +111,27 @@ func helperMain() int {
 		return st.Code
 	}
 	return 128 + st.Signal
+}
+
+// joinV1Self moves this thread, the one that forks the command, into each
+// v1 job cgroup by writing "0" to the tasks files the supervisor opened
+// (the command inherits them at fork). A thread moving itself skips the
+// kernel's global threadgroup lock that a cgroup.procs write by the
+// supervisor takes (cgroup_procs_write_start); see openV1Tasks. It runs
+// before anything else, so the whole setup is inside the limits. Any
+// failure refuses the run.
+func joinV1Self(n int) error {
+	if n < 0 || n > maxV1Tasks {
+		return step("cgroup v1 join", fmt.Errorf("bad tasks count %d", n))
+	}
+	for fd := fdV1Tasks; fd < fdV1Tasks+n; fd++ {
+		_, err := unix.Write(fd, []byte("0"))
+		unix.Close(fd)
+		if err != nil {
+			return step("cgroup v1 join", err)
+		}
+	}
+	return nil
 }
 
 // stepError names the setup step that failed (it becomes the refusal's

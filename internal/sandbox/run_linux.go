@@ -79,6 +79,7 @@ type helper struct {
 	done     chan error
 	pidfd    int
 	childEnd []*os.File
+	v1Tasks  int // v1 tasks files passed from fdV1Tasks on
 }
 
 // startHelper re-executes this binary as the helper in fresh namespaces,
@@ -96,13 +97,21 @@ func startHelper(root string, cg *jobCgroups) (*helper, error) {
 		}
 	}
 	h.childEnd = files
+	tasks, err := cg.openV1Tasks()
+	if err != nil {
+		h.closeAll()
+		return nil, err
+	}
+	h.childEnd, h.v1Tasks = append(files, tasks...), len(tasks)
 	cgfd, err := unix.Open(cg.leaf, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
+		h.closeAll()
 		return nil, unavailable("cgroup", "an openable job cgroup", err)
 	}
 	defer unix.Close(cgfd)
+	// fds 3 and 4 are the policy and status pipes, 5… the v1 tasks files.
 	h.cmd = &exec.Cmd{Path: "/proc/self/exe", Args: []string{helperArg0}, Env: []string{}, Dir: root,
-		Stdout: files[2], Stderr: files[3], ExtraFiles: files[:2], SysProcAttr: helperAttr(cgfd, &h.pidfd)}
+		Stdout: files[2], Stderr: files[3], ExtraFiles: append(files[:2:2], tasks...), SysProcAttr: helperAttr(cgfd, &h.pidfd)}
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread dies with the helper's wait
@@ -117,7 +126,7 @@ func startHelper(root string, cg *jobCgroups) (*helper, error) {
 		h.closeAll()
 		return nil, unavailable("namespaces", "user, mount, PID, network, IPC, UTS and cgroup namespaces", err)
 	}
-	for _, f := range files {
+	for _, f := range h.childEnd {
 		f.Close()
 	}
 	return h, nil
@@ -156,12 +165,11 @@ func (h *helper) closeAll() {
 }
 
 // release arms the outside limits that need the helper's pid, then sends the
-// policy; the helper does nothing before it has read the policy.
-func (h *helper) release(cg *jobCgroups, lim Limits, p childPolicy) error {
+// policy; the helper does nothing before it has read the policy, and joins
+// the v1 job cgroups first thing after (joinV1Self).
+func (h *helper) release(lim Limits, p childPolicy) error {
 	pid := h.cmd.Process.Pid
-	if err := cg.joinV1(pid); err != nil {
-		return err
-	}
+	p.V1Tasks = h.v1Tasks
 	rl := []struct {
 		res int
 		v   uint64

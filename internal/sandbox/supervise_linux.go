@@ -29,7 +29,7 @@ func (s *Sandbox) supervise(ctx context.Context, j job, root string, cg *jobCgro
 		copiers.Add(1)
 		go func() { defer copiers.Done(); out.copy(w, h.outR[i]) }()
 	}
-	if err := h.release(cg, j.limits, s.policyFor(j, root)); err != nil {
+	if err := h.release(j.limits, s.policyFor(j, root)); err != nil {
 		h.kill(cg)
 		h.forceKill(cg)
 		<-h.done

@@ -13,9 +13,10 @@
 // adapters, SQLite or JSON Schema. Since Go 1.21 packages initialise in
 // import-path order as soon as their imports are done, so this package's
 // init runs right after package sandbox's; everything the helper does not
-// import is never initialised in the helper. On the development host that
-// skips about a third of the binary's initialisers (23 of 132 packages run
-// afterwards, measured with GODEBUG=inittrace=1; issue 8 performance).
+// import and that sorts after it is never initialised in the helper. On the
+// development host the helper runs 109 of the binary's 132 initialisers
+// that do work, and its initialisation time fell from about 1.5 ms to
+// 0.9 ms (GODEBUG=inittrace=1; issue 8 performance).
 //
 // In any other process the initialiser returns at once (one comparison of
 // os.Args); main still calls [sandbox.MaybeRunChild] so that a binary
