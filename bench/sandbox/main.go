@@ -37,9 +37,8 @@ func main() {
 		{"srt", []string{filepath.Join(*tools, "srt"), "-s", settings, "/usr/bin/true"}},
 		{"codex sandbox", []string{filepath.Join(*tools, "codex"), "sandbox", "--", "/usr/bin/true"}},
 	}
-	med := map[string]time.Duration{}
+	med := medians(cs, *n)
 	for _, c := range cs {
-		med[c.name] = median(c, *n)
 		fmt.Printf("%-24s median %8.2f ms\n", c.name, ms(med[c.name]))
 	}
 	ours := med["coagent8 sandbox run"]
@@ -67,16 +66,27 @@ func bwrapArgv(ws string) []string {
 		"--bind", ws, "/job/workspace", "--chdir", "/job/workspace", "/usr/bin/true")
 }
 
-func median(c contender, n int) time.Duration {
-	run(c) // warm-up (and auto-qualification for coagent8)
-	var ds []time.Duration
-	for range n {
-		start := time.Now()
+// medians runs every contender n times, interleaved round by round so that
+// load changes on a shared host hit all of them alike, after one warm-up
+// run each (which also auto-qualifies coagent8), and returns the medians.
+func medians(cs []contender, n int) map[string]time.Duration {
+	ds := map[string][]time.Duration{}
+	for _, c := range cs {
 		run(c)
-		ds = append(ds, time.Since(start))
 	}
-	slices.Sort(ds)
-	return ds[len(ds)/2]
+	for range n {
+		for _, c := range cs {
+			start := time.Now()
+			run(c)
+			ds[c.name] = append(ds[c.name], time.Since(start))
+		}
+	}
+	med := map[string]time.Duration{}
+	for name, d := range ds {
+		slices.Sort(d)
+		med[name] = d[len(d)/2]
+	}
+	return med
 }
 
 func run(c contender) {
