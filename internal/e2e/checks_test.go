@@ -16,8 +16,20 @@ import (
 	"github.com/coagent8/coagent8/internal/providertest"
 )
 
-// goBin is the canonical Go binary of this host and CI (/usr/local/go).
-const goBin = "/usr/local/go/bin/go"
+// goBin returns the canonical Go binary of this host (from `go env GOROOT`,
+// symlinks resolved: the sandbox admits canonical paths only).
+
+func goBin() string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		panic("go env GOROOT: " + err.Error())
+	}
+	bin, err := filepath.EvalSymlinks(filepath.Join(strings.TrimSpace(string(out)), "bin", "go"))
+	if err != nil {
+		panic("go binary: " + err.Error())
+	}
+	return bin
+}
 
 // goRepo makes a Go module in Git whose uncommitted change does not
 // compile (the model under review will not notice).
@@ -69,7 +81,7 @@ func TestReviewChecksBlockReady(t *testing.T) {
 	ws, sha := goRepo(t)
 	answer := strings.Replace(envelope(sha, "READY", ""), "typecheck=NOT_RUN; tests=NOT_RUN", "typecheck=PASS; tests=PASS", 1)
 	dbl := providertest.NewAnthropic(t, providertest.Options{Default: providertest.Reply{Text: answer, Chunks: 3}})
-	environ := checksEnv(t, dbl.URL(), `{"commands":[["`+goBin+`","build","./..."]],"timeoutSeconds":300}`)
+	environ := checksEnv(t, dbl.URL(), `{"commands":[["`+goBin()+`","build","./..."]],"timeoutSeconds":300}`)
 	cs := connect(t, environ)
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "review", Arguments: map[string]any{
 		"backend": "claude", "workspace_path": ws}})
@@ -88,7 +100,7 @@ func TestReviewChecksBlockReady(t *testing.T) {
 		"command": c["command"], "status": c["status"], "exit": c["exit"], "exit_code": c["exit_code"], "tree_empty": receipt["tree_empty"]}
 	want := map[string]any{"verdict": "BLOCKED", "reason": "Verification checks failed",
 		"warnings": []any{"the model claimed typecheck=PASS but `go build ./...` exited 1"},
-		"command":  []any{goBin, "build", "./..."}, "status": "failed", "exit": "exited", "exit_code": 1.0, "tree_empty": true}
+		"command":  []any{goBin(), "build", "./..."}, "status": "failed", "exit": "exited", "exit_code": 1.0, "tree_empty": true}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("review with a failing check (-want +got):\n%s", d)
 	}
@@ -143,7 +155,7 @@ func TestReviewChecksMisconfigured(t *testing.T) {
 // request is made.
 func TestReviewCannotInjectCommands(t *testing.T) {
 	dbl := providertest.NewAnthropic(t, providertest.Options{})
-	cs := connect(t, checksEnv(t, dbl.URL(), `{"commands":[["`+goBin+`","build","./..."]]}`))
+	cs := connect(t, checksEnv(t, dbl.URL(), `{"commands":[["`+goBin()+`","build","./..."]]}`))
 	for _, extra := range []map[string]any{
 		{"commands": []any{[]any{"/usr/bin/sh", "-c", "id"}}}, {"verify": map[string]any{"commands": []any{[]any{"/usr/bin/id"}}}},
 		{"run_checks": []any{"/usr/bin/id"}}, {"run_checks": "/usr/bin/id"},

@@ -5,6 +5,7 @@ package verify
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,8 +20,20 @@ import (
 	"github.com/coagent8/coagent8/internal/sandbox"
 )
 
-// goRoot is this host's Go toolchain; its go binary is canonical there.
-const goRoot = "/usr/local/go"
+// goRoot returns this host's Go toolchain (canonical, symlinks resolved), as
+// `go env GOROOT` reports it.
+
+func goRoot() string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		panic("go env GOROOT: " + err.Error())
+	}
+	root, err := filepath.EvalSymlinks(strings.TrimSpace(string(out)))
+	if err != nil {
+		panic("GOROOT: " + err.Error())
+	}
+	return root
+}
 
 // tinyModule writes a Go module with a passing package and a failing one.
 // The failing test prints a synthetic credential and writes a file into
@@ -65,7 +78,7 @@ func newVerifier(t *testing.T, sink event.Sink) *Verifier {
 func resolved(t *testing.T, cmds ...[]string) config.Verify {
 	t.Helper()
 	set, err := config.Verify{Commands: cmds, Timeout: 3 * time.Minute}.Resolve(
-		config.FromList([]string{"PATH=" + goRoot + "/bin:/usr/bin:/bin"}))
+		config.FromList([]string{"PATH=" + goRoot() + "/bin:/usr/bin:/bin"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +117,7 @@ func TestRunGoChecks(t *testing.T) {
 		}
 		got = append(got, r)
 	}
-	goBin := goRoot + "/bin/go"
+	goBin := goRoot() + "/bin/go"
 	want := []row{
 		{Command: []string{goBin, "build", "./..."}, Kind: KindTypecheck, Status: Passed, Exit: "exited", Code: 0, TreeEmpty: true, HasID: true, MemLimit: DefaultMemoryMiB << 20},
 		{Command: []string{goBin, "test", "./..."}, Kind: KindTests, Status: Failed, Exit: "exited", Code: 1, TreeEmpty: true, HasID: true, MemLimit: DefaultMemoryMiB << 20},
