@@ -27,8 +27,10 @@ type event struct {
 	Version    string          `json:"claude_code_version"`
 	Error      string          `json:"error"`
 	Message    *message        `json:"message"`
-	Event      *streamEvent    `json:"event"`
-	RateLimit  *rateLimitInfo  `json:"rate_limit_info"`
+	// Event is an object on stream_event records but a string on
+	// system/ui_invalidate ones: decoded per type.
+	Event     json.RawMessage `json:"event"`
+	RateLimit *rateLimitInfo  `json:"rate_limit_info"`
 
 	// result fields
 	IsError        bool           `json:"is_error"`
@@ -123,6 +125,9 @@ func (st *turnState) eof(p *process.Proc) error {
 }
 
 func (st *turnState) handle(rec []byte) (bool, error) {
+	if !st.verified && contentFreeNotice(rec) {
+		return false, nil
+	}
 	var ev event
 	if err := json.Unmarshal(rec, &ev); err != nil || ev.Type == "" {
 		if !st.verified {
@@ -142,7 +147,7 @@ func (st *turnState) dispatch(ev event) (bool, error) {
 	case "system":
 		return false, st.system(ev)
 	case "stream_event":
-		st.streamDelta(ev)
+		return false, st.streamDelta(ev)
 	case "assistant":
 		st.assistant(ev)
 	case "user":
@@ -169,14 +174,20 @@ func (st *turnState) system(ev event) error {
 	return nil
 }
 
-func (st *turnState) streamDelta(ev event) {
-	if ev.Event == nil || ev.Event.Delta == nil || ev.Event.Delta.Type != "text_delta" {
-		return
+func (st *turnState) streamDelta(ev event) error {
+	var se streamEvent
+	if err := json.Unmarshal(ev.Event, &se); err != nil {
+		return fault.Wrap(fault.ProtocolError, "claude.malformed_event",
+			"Claude Code wrote a malformed stream record; the partial answer was discarded.", err)
 	}
-	st.deltas.WriteString(ev.Event.Delta.Text)
+	if se.Delta == nil || se.Delta.Type != "text_delta" {
+		return nil
+	}
+	st.deltas.WriteString(se.Delta.Text)
 	if st.obs != nil {
-		st.obs.Delta(ev.Event.Delta.Text)
+		st.obs.Delta(se.Delta.Text)
 	}
+	return nil
 }
 
 func (st *turnState) assistant(ev event) {

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -57,4 +58,25 @@ func (st *turnState) verifyInit(ev event) error {
 func refusal(why string) error {
 	return fault.New(fault.SandboxUnavailable, "claude.startup_report",
 		"Claude Code's startup report did not match the read-only profile ("+why+"); the turn was refused and the process ended.")
+}
+
+// preInitKeys are the only keys of the one event Claude Code may write
+// before its startup report: a UI invalidation notice that carries no
+// content (seen under load with 2.1.328).
+var preInitKeys = map[string]bool{"type": true, "subtype": true, "event": true, "uuid": true, "session_id": true}
+
+// contentFreeNotice reports whether a pre-init record is exactly such a
+// notice. Anything else before the report — any other event, any extra
+// field — is still a refusal (R-012: content before init refuses).
+func contentFreeNotice(rec []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(rec, &m) != nil || string(m["type"]) != `"system"` || string(m["subtype"]) != `"ui_invalidate"` {
+		return false
+	}
+	for k := range m {
+		if !preInitKeys[k] {
+			return false
+		}
+	}
+	return true
 }

@@ -35,6 +35,8 @@ func TestStartupReportMismatchRefusesAndKillsTree(t *testing.T) {
 		{"content before init", delta},
 		{"text before init", "hello"},
 		{"assistant first", `{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]}}`},
+		{"ui notice with content", `{"type":"system","subtype":"ui_invalidate","event":"ui.render","text":"hello"}`},
+		{"other system event", `{"type":"system","subtype":"status","status":"requesting"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,6 +91,8 @@ func TestStreamOutcomes(t *testing.T) {
 		text         string
 	}{
 		{"success", goodInit + "\n" + delta + "\n" + success, "", "", "final answer"},
+		{"ui notice after init", goodInit + "\n" + `{"type":"system","subtype":"ui_invalidate","event":"ui.render","uuid":"u","session_id":"@sid"}` + "\n" + success, "", "", "final answer"},
+		{"ui notice before init", `{"type":"system","subtype":"ui_invalidate","event":"ui.render","uuid":"u","session_id":"@sid"}` + "\n" + goodInit + "\n" + success, "", "", "final answer"},
 		{"unknown event tolerated", goodInit + "\n" + `{"type":"brand_new","x":1}` + "\n" + success, "", "", "final answer"},
 		{"malformed line", goodInit + "\n" + delta + "\n{not json\n" + success, fault.ProtocolError, "claude.malformed_event", ""},
 		{"no result", goodInit + "\n" + delta, fault.ProcessError, "claude.no_result", ""},
