@@ -39,7 +39,9 @@ func isUUID(s string) bool {
 	return true
 }
 
-func isAlnum(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
 
 // agyEfforts are the efforts agy accepts; others are CLI_UNSUPPORTED.
 var agyEfforts = []string{"low", "medium", "high", "xhigh", "max"}
