@@ -153,25 +153,38 @@ func (d *Decider) judge(st *state, t Transmission, now time.Time, dec *Decision)
 // and len(wire) bytes of the purpose's durable account. It returns nil
 // only when the caller may send wire now. A decision admits at most once.
 func (d *Decider) Admit(ctx context.Context, dec *Decision, wire []byte, t Transmission) error {
-	if dec == nil {
-		return fault.New(fault.PolicyDenied, ReasonSpent, "no egress decision")
+	pc, rec, err := d.check(ctx, dec, wire, t)
+	if err != nil {
+		return err
 	}
-	if !dec.spent.CompareAndSwap(false, true) {
-		return d.refuse(ctx, dec, ReasonSpent)
-	}
-	st := d.cur.Load()
-	if err := dec.verify(wire, t.Target, t.Purpose, st.p.revision, d.opts.Now()); err != nil {
-		return d.refuse(ctx, dec, fault.From(err).Reason)
-	}
-	pc := st.p.purposes[t.Purpose]
-	rec := Record{Reason: dec.reason, Evidence: d.digest(dec, "egress.decision")}
-	err := d.opts.Ledger.Claim(ctx, string(t.Purpose), Ceiling{Uses: pc.MaxUses, Bytes: pc.MaxBytes}, int64(len(wire)), rec)
+	err = d.opts.Ledger.Claim(ctx, string(t.Purpose), Ceiling{Uses: pc.MaxUses, Bytes: pc.MaxBytes}, int64(len(wire)), rec)
 	if err != nil {
 		return d.refuse(ctx, dec, claimReason(err))
 	}
+	d.admitted(dec, t, rec)
+	return nil
+}
+
+// check spends dec and verifies it against wire, t and the current
+// policy; it returns the purpose's ceilings and the claim's record.
+func (d *Decider) check(ctx context.Context, dec *Decision, wire []byte, t Transmission) (PurposeConfig, Record, error) {
+	if dec == nil {
+		return PurposeConfig{}, Record{}, fault.New(fault.PolicyDenied, ReasonSpent, "no egress decision")
+	}
+	if !dec.spent.CompareAndSwap(false, true) {
+		return PurposeConfig{}, Record{}, d.refuse(ctx, dec, ReasonSpent)
+	}
+	st := d.cur.Load()
+	if err := dec.verify(wire, t.Target, t.Purpose, st.p.revision, d.opts.Now()); err != nil {
+		return PurposeConfig{}, Record{}, d.refuse(ctx, dec, fault.From(err).Reason)
+	}
+	return st.p.purposes[t.Purpose], Record{Reason: dec.reason, Evidence: d.digest(dec, "egress.decision")}, nil
+}
+
+// admitted records the event of a committed claim.
+func (d *Decider) admitted(dec *Decision, t Transmission, rec Record) {
 	d.record(event.Event{Type: event.TypeDecision, Reason: dec.reason, Rule: "egress." + string(t.Purpose),
 		IDs: map[string]string{"decision": rec.Evidence}})
-	return nil
 }
 
 func claimReason(err error) string {

@@ -22,19 +22,19 @@ type Record struct {
 // Append stores r (a refusal: it consumes nothing). A zero Time is set
 // to now.
 func (l *Ledger) Append(ctx context.Context, r Record) error {
-	return l.insert(ctx, l.db, r)
+	return l.insert(ctx, nil, r)
 }
 
-type execer interface {
-	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
-}
-
-func (l *Ledger) insert(ctx context.Context, db execer, r Record) error {
+// insert stores r inside tx, or on its own when tx is nil.
+func (l *Ledger) insert(ctx context.Context, tx *sql.Tx, r Record) error {
 	if r.Time.IsZero() {
 		r.Time = l.now()
 	}
-	_, err := db.ExecContext(ctx, `INSERT INTO egress_record(at, purpose, effect, reason, bytes, evidence) VALUES(?, ?, ?, ?, ?, ?)`,
-		r.Time.UTC().Format(time.RFC3339Nano), r.Purpose, r.Effect, r.Reason, r.Bytes, r.Evidence)
+	st := l.stmts.record
+	if tx != nil {
+		st = tx.StmtContext(ctx, st)
+	}
+	_, err := st.ExecContext(ctx, r.Time.UTC().Format(time.RFC3339Nano), r.Purpose, r.Effect, r.Reason, r.Bytes, r.Evidence)
 	if err != nil {
 		return fmt.Errorf("record egress decision: %w", err)
 	}
