@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"io"
 	"net/http"
@@ -62,10 +63,7 @@ func (g *Gate) admit(r *http.Request) (a *admission, reason, detail string) {
 	if reason, detail = g.bind(r, a); reason != "" {
 		return a, reason, detail
 	}
-	if reason, detail = g.decideEgress(r, a); reason != "" {
-		return a, reason, detail
-	}
-	if reason = g.reserve(r.Context(), a); reason != "" {
+	if reason = g.decideAndReserve(r, a); reason != "" {
 		return a, reason, ""
 	}
 	return a, g.resolve(a), ""
@@ -128,27 +126,48 @@ func reservation(bodyLen int, output int64, p Price) Amount {
 	return Amount{Tokens: in + output, Spend: cost(in, rate) + cost(output, p.OutputPerMTok)}
 }
 
-// reserve claims the budget (metered routes) or re-checks liveness.
+// reserve claims the budget (metered routes) or re-checks liveness, each
+// in its own transaction: the path of a decider that does not join the
+// gate's transaction, and of bodiless requests.
 func (g *Gate) reserve(ctx context.Context, a *admission) string {
-	now := g.opts.Now()
 	if !a.route.Metered {
-		a.reserved = Amount{}
-		live, err := g.ledger.stillLive(ctx, a.grant.ID, now)
-		if err != nil {
-			return ReasonUnavailable
-		}
-		if !live {
-			reason, _ := g.ledger.whyNot(ctx, a.grant.ID, Amount{}, now)
-			return reason
-		}
-		return ""
+		return g.checkLive(ctx, nil, a)
 	}
-	rid, reason, err := g.ledger.reserve(ctx, a.grant.ID, a.reserved, now)
+	rid, reason, err := g.ledger.reserve(ctx, a.grant.ID, a.reserved, g.opts.Now())
 	if err != nil {
 		return ReasonUnavailable // fail closed when the budget store fails
 	}
 	a.rid = rid
 	return reason
+}
+
+// reserveIn is [Gate.reserve] inside tx, the joint admission transaction.
+func (g *Gate) reserveIn(ctx context.Context, tx *sql.Tx, a *admission) string {
+	if !a.route.Metered {
+		return g.checkLive(ctx, tx, a)
+	}
+	rid, reason, err := g.ledger.reserveTx(ctx, tx, a.grant.ID, a.reserved, g.opts.Now())
+	if err != nil {
+		return ReasonUnavailable
+	}
+	a.rid = rid
+	return reason
+}
+
+// checkLive admits an unmetered request of a live, unexpired grant
+// (read inside tx, or from the pool when tx is nil); nothing is reserved.
+func (g *Gate) checkLive(ctx context.Context, tx *sql.Tx, a *admission) string {
+	now := g.opts.Now()
+	a.reserved = Amount{}
+	live, err := g.ledger.stillLive(ctx, tx, a.grant.ID, now)
+	if err != nil {
+		return ReasonUnavailable
+	}
+	if !live {
+		reason, _ := g.ledger.whyNot(ctx, tx, a.grant.ID, Amount{}, now)
+		return reason
+	}
+	return ""
 }
 
 // resolve fetches the real credential, last, and starts the flight.

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"net/http"
 
@@ -14,46 +15,119 @@ import (
 // the exact bytes to forward — the body as sent or the privacy-filtered
 // candidate — after consuming the disclosure budget, or a *fault.Error
 // whose Reason is the denial reason.
+//
+// A decider that also has the methods Joins(*sql.DB) bool and SealJoint
+// of [egress.Decider], and joins the gate's database, has its disclosure
+// claim made in the same write transaction as the gate's budget
+// reservation (issue 9): a refusal by either consumes nothing of both.
 type EgressDecider interface {
 	Seal(ctx context.Context, t egress.Transmission) ([]byte, error)
 }
 
-var _ EgressDecider = (*egress.Decider)(nil)
+// jointDecider is a decider whose claim can share the gate's transaction.
+type jointDecider interface {
+	Joins(db *sql.DB) bool
+	SealJoint(ctx context.Context, t egress.Transmission, begin egress.Begin, joint egress.Joint) ([]byte, error)
+}
+
+var (
+	_ EgressDecider = (*egress.Decider)(nil)
+	_ jointDecider  = (*egress.Decider)(nil)
+)
 
 // ErrNoEgressDecider is why [New] refuses Options without Egress: the
 // gate has no mode that forwards a body without an egress decision.
 var ErrNoEgressDecider = errors.New("gate: no egress decider")
 
-// decideEgress runs the egress decision of an admitted POST: every
-// forwarded body, a retry included, gets its own decision. The reserved
-// amount is recomputed from the sealed bytes. Other admitted methods
-// (GET /v1/models) carry no body: their target is the fixed route alone.
-func (g *Gate) decideEgress(r *http.Request, a *admission) (string, string) {
+// decideAndReserve runs the egress decision of an admitted POST — every
+// forwarded body, a retry included, gets its own — and reserves the
+// budget for the sealed bytes. Bodiless requests (GET /v1/models) have no
+// egress decision: their target is the fixed route alone.
+func (g *Gate) decideAndReserve(r *http.Request, a *admission) string {
+	ctx := r.Context()
 	if r.Method != http.MethodPost {
-		return "", ""
+		return g.reserve(ctx, a)
 	}
+	t, err := g.transmission(r, a)
+	if err != nil {
+		return ReasonUnavailable
+	}
+	if g.joint != nil {
+		return g.sealJoint(ctx, t, a)
+	}
+	out, err := g.opts.Egress.Seal(ctx, t)
+	if reason := egressReason(err); reason != "" {
+		return reason
+	}
+	g.sized(a, out)
+	return g.reserve(ctx, a)
+}
+
+// sealJoint makes the egress claim and the budget reservation in one
+// write transaction on the gate's writer.
+func (g *Gate) sealJoint(ctx context.Context, t egress.Transmission, a *admission) string {
+	held := false
+	defer func() {
+		if held {
+			g.ledger.w.mu.Unlock()
+		}
+	}()
+	begin := func(ctx context.Context) (*sql.Tx, error) {
+		tx, err := g.ledger.w.begin(ctx)
+		held = err == nil
+		return tx, err
+	}
+	var refused string
+	joint := func(ctx context.Context, tx *sql.Tx, wire []byte) error {
+		g.sized(a, wire)
+		if refused = g.reserveIn(ctx, tx, a); refused != "" {
+			return errRefused // rolls the egress claim back too
+		}
+		return nil
+	}
+	_, err := g.joint.SealJoint(ctx, t, begin, joint)
+	if err != nil {
+		a.rid = 0 // rolled back with the claim
+	}
+	if refused != "" {
+		return refused
+	}
+	return egressReason(err)
+}
+
+// transmission describes a's body for the egress decision.
+func (g *Gate) transmission(r *http.Request, a *admission) (egress.Transmission, error) {
 	origins, err := origins(g.opts)
 	if err != nil {
-		return ReasonUnavailable, ""
+		return egress.Transmission{}, err
 	}
 	target := a.route.Path
 	if r.URL.RawQuery != "" {
 		target += "?" + r.URL.RawQuery
 	}
-	out, err := g.opts.Egress.Seal(r.Context(), egress.Transmission{Job: a.grant.Job, Purpose: egress.ProviderRequest,
+	return egress.Transmission{Job: a.grant.Job, Purpose: egress.ProviderRequest,
 		JSON: true, Body: a.body, Target: egress.PortalTarget{Provider: string(a.route.Provider), Operation: a.route.Path,
-			Model: a.grant.Model, Origin: origins[a.route.Provider].String(), RequestTarget: target}})
+			Model: a.grant.Model, Origin: origins[a.route.Provider].String(), RequestTarget: target}}, nil
+}
+
+// egressReason is the denial reason of a decider error ("" for nil).
+func egressReason(err error) string {
 	var fe *fault.Error
-	if errors.As(err, &fe) {
-		return fe.Reason, ""
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &fe):
+		return fe.Reason
 	}
-	if err != nil {
-		return "egress.unavailable", ""
-	}
+	return "egress.unavailable"
+}
+
+// sized makes out the body to forward and recomputes the reservation
+// when the decider filtered it.
+func (g *Gate) sized(a *admission, out []byte) {
 	if len(out) != len(a.body) {
 		req, _ := parseBody(out)
 		a.reserved = reservation(len(out), req.outputLimit(a.grant.Ceiling), a.grant.Price)
 	}
 	a.body = out
-	return "", ""
 }

@@ -77,6 +77,7 @@ type Options struct {
 type Gate struct {
 	opts    Options
 	ledger  *ledger
+	joint   jointDecider // nil: the decider cannot share the gate's transaction
 	proxies map[Provider]*httputil.ReverseProxy
 	drains  chan struct{}
 	stop    context.CancelFunc
@@ -112,6 +113,9 @@ func New(ctx context.Context, opts Options) (*Gate, error) {
 	g := &Gate{opts: opts, ledger: l, drains: make(chan struct{}, opts.MaxDrains), done: make(chan struct{}),
 		bindings: map[string]Grant{}, flights: map[string]map[*flight]struct{}{}}
 	g.proxies = g.newProxies(origins)
+	if j, ok := opts.Egress.(jointDecider); ok && j.Joins(opts.DB.SQL()) {
+		g.joint = j
+	}
 	wctx, stop := context.WithCancel(context.Background())
 	g.stop = stop
 	go g.watch(wctx)
@@ -151,7 +155,7 @@ func (g *Gate) Close() error {
 	g.stop()
 	<-g.done
 	g.settling.Wait()
-	return nil
+	return g.ledger.close()
 }
 
 // Grant creates a grant from s and returns it with its phantom credential.
@@ -174,7 +178,7 @@ func (g *Gate) Grant(ctx context.Context, s Spec) (Grant, secret.Value, error) {
 	}
 	g.record(event.Event{Type: event.TypeDecision, Reason: "grant.created", Backend: string(s.Provider),
 		Model: s.Model, IDs: map[string]string{"grant": id, "job": s.Job}})
-	gr, err := g.ledger.get(ctx, id)
+	gr, err := g.ledger.get(ctx, nil, id)
 	return gr, phantom, err
 }
 
@@ -194,7 +198,7 @@ func (g *Gate) price(s Spec) (Price, error) {
 
 // Inspect returns grant id with its counters, or [ErrNoGrant].
 func (g *Gate) Inspect(ctx context.Context, id string) (Grant, error) {
-	return g.ledger.get(ctx, id)
+	return g.ledger.get(ctx, nil, id)
 }
 
 // Revoke ends grant id: the next request is denied and streams in flight
@@ -210,11 +214,11 @@ func (g *Gate) Settle(ctx context.Context, id string) (Grant, error) {
 	if err := g.end(ctx, id, Settled); err != nil {
 		return Grant{}, err
 	}
-	return g.ledger.get(ctx, id)
+	return g.ledger.get(ctx, nil, id)
 }
 
 func (g *Gate) end(ctx context.Context, id string, s State) error {
-	if _, err := g.ledger.get(ctx, id); err != nil {
+	if _, err := g.ledger.get(ctx, nil, id); err != nil {
 		return err
 	}
 	changed, err := g.ledger.setState(ctx, id, s)

@@ -44,16 +44,31 @@ CREATE INDEX gate_reservations_open ON gate_reservations(grant_id) WHERE settled
 `}}
 
 // ledger keeps grants and reservations in the shared SQLite database.
+// Hot-path writes go through w; reads use the pool.
 type ledger struct {
 	db *sql.DB
+	w  *writer
+	st stmts
 }
 
 func openLedger(ctx context.Context, db *store.DB) (*ledger, error) {
 	if err := db.Migrate(ctx, component, migrations); err != nil {
 		return nil, err
 	}
-	return &ledger{db: db.SQL()}, nil
+	l := &ledger{db: db.SQL()}
+	if err := l.st.prepare(ctx, l.db); err != nil {
+		return nil, err
+	}
+	w, err := newWriter(ctx, l.db)
+	if err != nil {
+		return nil, err
+	}
+	l.w = w
+	return l, nil
 }
+
+// close releases the writer connection.
+func (l *ledger) close() error { return l.w.close() }
 
 func newID() string {
 	b := make([]byte, 12)
@@ -93,8 +108,9 @@ func scanGrant(row interface{ Scan(...any) error }) (Grant, error) {
 // ErrNoGrant reports an unknown grant id or phantom credential.
 var ErrNoGrant = errors.New("no such grant")
 
-func (l *ledger) get(ctx context.Context, id string) (Grant, error) {
-	g, err := scanGrant(l.db.QueryRowContext(ctx, `SELECT `+grantCols+` FROM gate_grants WHERE id = ?`, id))
+// get reads grant id inside tx, or from the pool when tx is nil.
+func (l *ledger) get(ctx context.Context, tx *sql.Tx, id string) (Grant, error) {
+	g, err := scanGrant(in(ctx, tx, l.st.get).QueryRowContext(ctx, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Grant{}, ErrNoGrant
 	}
@@ -125,10 +141,10 @@ func (l *ledger) setState(ctx context.Context, id string, s State) (bool, error)
 	return n == 1, err
 }
 
-// stillLive reports whether grant id is live and unexpired at now.
-func (l *ledger) stillLive(ctx context.Context, id string, now time.Time) (bool, error) {
+// stillLive reports whether grant id is live and unexpired at now, read
+// inside tx or from the pool when tx is nil.
+func (l *ledger) stillLive(ctx context.Context, tx *sql.Tx, id string, now time.Time) (bool, error) {
 	var n int
-	err := l.db.QueryRowContext(ctx, `SELECT count(*) FROM gate_grants WHERE id = ? AND state = ? AND expires_at > ?`,
-		id, Live, now.UnixNano()).Scan(&n)
+	err := in(ctx, tx, l.st.live).QueryRowContext(ctx, id, Live, now.UnixNano()).Scan(&n)
 	return n == 1, err
 }

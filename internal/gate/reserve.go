@@ -14,41 +14,52 @@ type Amount struct {
 	Spend  NanoUSD
 }
 
-// reserve atomically checks that grant id is live, unexpired and can afford
-// amt plus one request, and reserves it: one conditional UPDATE inside an
-// IMMEDIATE transaction, so concurrent admissions serialise on the database
-// write lock and can never pass against the same remaining budget. It
-// returns the reservation id, or "" and the denial reason.
-func (l *ledger) reserve(ctx context.Context, id string, amt Amount, now time.Time) (int64, string, error) {
-	tx, err := l.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, "", fmt.Errorf("reserve: %w", err)
+// reserve is [ledger.reserveTx] in its own write transaction, for a
+// decider that cannot join the gate's (then the egress claim was a
+// transaction of its own before).
+func (l *ledger) reserve(ctx context.Context, id string, amt Amount, now time.Time) (rid int64, reason string, err error) {
+	err = l.w.write(ctx, func(tx *sql.Tx) error {
+		rid, reason, err = l.reserveTx(ctx, tx, id, amt, now)
+		if err == nil && reason != "" {
+			err = errRefused // roll back; nothing was written anyway
+		}
+		return err
+	})
+	if err == errRefused {
+		err = nil
 	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE gate_grants SET requests = requests + 1,
-		reserved_tokens = reserved_tokens + ?1, reserved_spend = reserved_spend + ?2
-		WHERE id = ?3 AND state = 'live' AND expires_at > ?4 AND requests < max_requests
-		AND tokens + reserved_tokens + ?1 <= max_tokens AND spend + reserved_spend + ?2 <= max_spend`,
-		amt.Tokens, amt.Spend, id, now.UnixNano())
+	return rid, reason, err
+}
+
+var errRefused = errors.New("refused")
+
+// reserveTx atomically checks that grant id is live, unexpired and can
+// afford amt plus one request, and reserves it, inside tx: one
+// conditional UPDATE in an IMMEDIATE transaction, so concurrent
+// admissions serialise on the database write lock and can never pass
+// against the same remaining budget. It returns the reservation id, or
+// "" and the denial reason (then tx holds no write of it).
+func (l *ledger) reserveTx(ctx context.Context, tx *sql.Tx, id string, amt Amount, now time.Time) (int64, string, error) {
+	res, err := tx.StmtContext(ctx, l.st.reserve).ExecContext(ctx, amt.Tokens, amt.Spend, id, now.UnixNano())
 	if err != nil {
 		return 0, "", fmt.Errorf("reserve: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
-		reason, err := l.whyNot(ctx, id, amt, now)
+		reason, err := l.whyNot(ctx, tx, id, amt, now)
 		return 0, reason, err
 	}
 	var rid int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO gate_reservations (grant_id, created_at, tokens, spend)
-		VALUES (?, ?, ?, ?) RETURNING id`, id, now.UnixNano(), amt.Tokens, amt.Spend).Scan(&rid)
+	err = tx.StmtContext(ctx, l.st.book).QueryRowContext(ctx, id, now.UnixNano(), amt.Tokens, amt.Spend).Scan(&rid)
 	if err != nil {
 		return 0, "", fmt.Errorf("reserve: %w", err)
 	}
-	return rid, "", tx.Commit()
+	return rid, "", nil
 }
 
-// whyNot names the first failed admission condition, in admission order.
-func (l *ledger) whyNot(ctx context.Context, id string, amt Amount, now time.Time) (string, error) {
-	g, err := l.get(ctx, id)
+// whyNot names the first failed admission condition, in admission order,
+// read inside tx (or from the pool when tx is nil).
+func (l *ledger) whyNot(ctx context.Context, tx *sql.Tx, id string, amt Amount, now time.Time) (string, error) {
+	g, err := l.get(ctx, tx, id)
 	if err != nil {
 		return ReasonUnknownGrant, err
 	}
@@ -78,30 +89,25 @@ const (
 	OutcomeOverdrawn Outcome = "overdrawn" // usage above the reservation: charged as reported
 )
 
-// settle replaces reservation rid by the charged amount, once. A second
-// call is a no-op.
+// settle replaces reservation rid by the charged amount, once, in one
+// write transaction on the writer. A second call is a no-op.
 func (l *ledger) settle(ctx context.Context, rid int64, charged Amount, out Outcome, now time.Time) error {
-	tx, err := l.db.BeginTx(ctx, nil)
-	if err != nil {
+	err := l.w.write(ctx, func(tx *sql.Tx) error {
+		var gid string
+		var amt Amount
+		err := tx.StmtContext(ctx, l.st.settle).QueryRowContext(ctx, now.UnixNano(), out, charged.Tokens, charged.Spend, rid).
+			Scan(&gid, &amt.Tokens, &amt.Spend)
+		if err != nil {
+			return err // sql.ErrNoRows: already settled
+		}
+		_, err = tx.StmtContext(ctx, l.st.release).ExecContext(ctx, amt.Tokens, amt.Spend, charged.Tokens, charged.Spend, gid)
+		return err
+	})
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil // settlement is idempotent
+	case err != nil:
 		return fmt.Errorf("settle: %w", err)
 	}
-	defer tx.Rollback()
-	var gid string
-	var amt Amount
-	err = tx.QueryRowContext(ctx, `UPDATE gate_reservations SET settled_at = ?, outcome = ?, settled_tokens = ?,
-		settled_spend = ? WHERE id = ? AND settled_at IS NULL RETURNING grant_id, tokens, spend`,
-		now.UnixNano(), out, charged.Tokens, charged.Spend, rid).Scan(&gid, &amt.Tokens, &amt.Spend)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil // already settled: settlement is idempotent
-	}
-	if err != nil {
-		return fmt.Errorf("settle: %w", err)
-	}
-	_, err = tx.ExecContext(ctx, `UPDATE gate_grants SET reserved_tokens = reserved_tokens - ?,
-		reserved_spend = reserved_spend - ?, tokens = tokens + ?, spend = spend + ? WHERE id = ?`,
-		amt.Tokens, amt.Spend, charged.Tokens, charged.Spend, gid)
-	if err != nil {
-		return fmt.Errorf("settle: %w", err)
-	}
-	return tx.Commit()
+	return nil
 }

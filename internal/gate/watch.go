@@ -48,7 +48,8 @@ func (g *Gate) cutGrant(id string, cause error) {
 // watch re-reads, every WatchInterval, the grants that have streams in
 // flight and cuts those no longer live: revocation by another process
 // (coagent8 gate revoke) thus takes effect within about one interval
-// (notes/gate.md §5: no cached "valid" outlives one request).
+// (notes/gate.md §5: no cached "valid" outlives one request). It also
+// runs the writer's background checkpoint.
 func (g *Gate) watch(ctx context.Context) {
 	defer close(g.done)
 	t := time.NewTicker(g.opts.WatchInterval)
@@ -59,6 +60,7 @@ func (g *Gate) watch(ctx context.Context) {
 			return
 		case <-t.C:
 			g.sweep(ctx)
+			g.ledger.w.checkpoint(ctx, g.ledger.db)
 		}
 	}
 }
@@ -71,7 +73,7 @@ func (g *Gate) sweep(ctx context.Context) {
 	}
 	g.mu.Unlock()
 	for _, id := range ids {
-		live, err := g.ledger.stillLive(ctx, id, g.opts.Now())
+		live, err := g.ledger.stillLive(ctx, nil, id, g.opts.Now())
 		if err == nil && !live {
 			g.cutGrant(id, errors.New("revoked or expired"))
 		}

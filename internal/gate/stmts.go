@@ -1,0 +1,53 @@
+package gate
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// stmts are the gate's per-request statements, prepared once: parsing
+// SQL was about a third of the SQLite time of a request (issue 9
+// benchmark, CPU profile).
+type stmts struct {
+	get, live       *sql.Stmt
+	reserve, book   *sql.Stmt
+	settle, release *sql.Stmt
+}
+
+func (s *stmts) prepare(ctx context.Context, db *sql.DB) error {
+	for _, p := range []struct {
+		dst **sql.Stmt
+		q   string
+	}{
+		{&s.get, `SELECT ` + grantCols + ` FROM gate_grants WHERE id = ?`},
+		{&s.live, `SELECT count(*) FROM gate_grants WHERE id = ? AND state = ? AND expires_at > ?`},
+		// The atomic check-and-reserve: live, unexpired, one request and
+		// the worst case of this one left (see reserveTx).
+		{&s.reserve, `UPDATE gate_grants SET requests = requests + 1,
+			reserved_tokens = reserved_tokens + ?1, reserved_spend = reserved_spend + ?2
+			WHERE id = ?3 AND state = 'live' AND expires_at > ?4 AND requests < max_requests
+			AND tokens + reserved_tokens + ?1 <= max_tokens AND spend + reserved_spend + ?2 <= max_spend`},
+		{&s.book, `INSERT INTO gate_reservations (grant_id, created_at, tokens, spend)
+			VALUES (?, ?, ?, ?) RETURNING id`},
+		{&s.settle, `UPDATE gate_reservations SET settled_at = ?, outcome = ?, settled_tokens = ?,
+			settled_spend = ? WHERE id = ? AND settled_at IS NULL RETURNING grant_id, tokens, spend`},
+		{&s.release, `UPDATE gate_grants SET reserved_tokens = reserved_tokens - ?,
+			reserved_spend = reserved_spend - ?, tokens = tokens + ?, spend = spend + ? WHERE id = ?`},
+	} {
+		st, err := db.PrepareContext(ctx, p.q)
+		if err != nil {
+			return fmt.Errorf("prepare gate statement: %w", err)
+		}
+		*p.dst = st
+	}
+	return nil
+}
+
+// in returns st bound to tx, or st itself (on the pool) when tx is nil.
+func in(ctx context.Context, tx *sql.Tx, st *sql.Stmt) *sql.Stmt {
+	if tx == nil {
+		return st
+	}
+	return tx.StmtContext(ctx, st)
+}
