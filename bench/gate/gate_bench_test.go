@@ -11,6 +11,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,6 +90,20 @@ func decider(b *testing.B, db *store.DB, dir string) *egress.Decider {
 		b.Fatal(err)
 	}
 	return d
+}
+
+// startGoProxy is the floor of any Go proxy: net/http/httputil's
+// ReverseProxy, streaming, with no admission, accounting or scrubbing.
+func startGoProxy(b *testing.B, upstream string) string {
+	u, err := neturl.Parse(upstream)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(u) }, FlushInterval: -1,
+		Transport: &http.Transport{MaxIdleConnsPerHost: 256, DisableCompression: true}}
+	srv := httptest.NewServer(rp)
+	b.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // startNginx runs the Debian nginx as a plain streaming reverse proxy.
@@ -168,9 +184,11 @@ func BenchmarkGateOverhead(b *testing.B) {
 	up := providertest.NewAnthropic(b, providertest.Options{Default: providertest.Reply{Text: "hello world, streamed", Chunks: 4}})
 	gateURL, phantom := startGate(b, up.URL())
 	nginxURL := startNginx(b, up.URL())
+	goURL := startGoProxy(b, up.URL())
 	const n = 3000
 	lat := map[string][]time.Duration{}
-	targets := []struct{ name, url, key string }{{"direct", up.URL(), "k"}, {"nginx", nginxURL, "k"}, {"gate", gateURL, phantom}}
+	targets := []struct{ name, url, key string }{{"direct", up.URL(), "k"}, {"nginx", nginxURL, "k"}, {"goproxy", goURL, "k"},
+		{"gate", gateURL, phantom}}
 	for i := 0; i < 200; i++ { // warm up connections and caches
 		for _, t := range targets {
 			once(b, t.url, t.key)
@@ -191,10 +209,10 @@ func BenchmarkGateOverhead(b *testing.B) {
 
 func report(b *testing.B, lat map[string][]time.Duration) {
 	d50, d99 := pct(lat["direct"], .5), pct(lat["direct"], .99)
-	fmt.Printf("%-7s %10s %10s %12s %12s\n", "path", "p50", "p99", "added p50", "added p99")
-	for _, name := range []string{"direct", "nginx", "gate"} {
+	fmt.Printf("%-8s %10s %10s %12s %12s\n", "path", "p50", "p99", "added p50", "added p99")
+	for _, name := range []string{"direct", "nginx", "goproxy", "gate"} {
 		p50, p99 := pct(lat[name], .5), pct(lat[name], .99)
-		fmt.Printf("%-7s %10v %10v %12v %12v\n", name, p50, p99, p50-d50, p99-d99)
+		fmt.Printf("%-8s %10v %10v %12v %12v\n", name, p50, p99, p50-d50, p99-d99)
 	}
 	gAdd := float64(pct(lat["gate"], .5) - d50)
 	nAdd := float64(pct(lat["nginx"], .5) - d50)
