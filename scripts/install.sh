@@ -53,7 +53,7 @@ log "go mod download"
 go mod download
 install_clis
 log "go build -o bin/coagent8 ./cmd/coagent8"
-CGO_ENABLED=0 go build -trimpath -o bin/coagent8 ./cmd/coagent8
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/coagent8 ./cmd/coagent8
 if [ "${1:-}" != "--no-doctor" ]; then
 	log "bin/coagent8 doctor (with the pinned CLIs from .tools/ first on PATH)"
 	PATH="$PWD/.tools/node_modules/.bin:$PATH" ./bin/coagent8 doctor

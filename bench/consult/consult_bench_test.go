@@ -30,7 +30,7 @@ const rounds = 15
 
 func buildBinary(t *testing.T) string {
 	bin := filepath.Join(t.TempDir(), "coagent8")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/coagent8/coagent8/cmd/coagent8")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "github.com/coagent8/coagent8/cmd/coagent8")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)

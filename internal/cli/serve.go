@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"runtime/debug"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -30,6 +31,10 @@ func (a *app) serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	t := &mcp.IOTransport{Reader: nopCloser{a.io.In}, Writer: nopWriteCloser{a.io.Out}}
+	// Start-up garbage (tool schemas, migrations, the price catalog) is
+	// returned to the OS before the server idles: hosts keep many MCP
+	// servers running (issue 2: idle RSS target).
+	debug.FreeOSMemory()
 	err = st.server.MCP().Run(ctx, t)
 	if ctx.Err() != nil {
 		return nil // shutdown by signal

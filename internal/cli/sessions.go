@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/redact"
 	"github.com/coagent8/coagent8/internal/session"
 	"github.com/coagent8/coagent8/internal/store"
 )
@@ -20,14 +22,22 @@ const sessionBusy = 2 * time.Second
 // its path; it is never deleted or recreated (issue 6, bad input).
 func (a *app) sessionStore(ctx context.Context, log *slog.Logger) (*session.Store, func(), error) {
 	dir := a.env.StateDir()
-	db, err := store.Open(ctx, filepath.Join(dir, "state.db"), sessionBusy)
+	path := filepath.Join(dir, "state.db")
+	db, err := store.Open(ctx, path, sessionBusy)
 	if err != nil {
-		return nil, nil, fmt.Errorf("coagent8 cannot start: %w", err)
+		return nil, nil, a.startError(path, err)
 	}
 	s, err := session.Open(ctx, session.Options{DB: db, LockDir: filepath.Join(dir, "sessions"), Logger: log})
 	if err != nil {
 		db.Close()
-		return nil, nil, fmt.Errorf("coagent8 cannot start: %w", err)
+		return nil, nil, a.startError(path, err)
 	}
 	return s, func() { s.Close(); db.Close() }, nil
+}
+
+// startError is shown to the person who started coagent8 (terminal or the
+// host's server log), so it names the file and the cause, redacted.
+func (a *app) startError(path string, err error) error {
+	msg := fmt.Sprintf("coagent8 cannot start: state database %s: %v", path, err)
+	return fault.Wrap(fault.ProcessError, "state.open", redact.NewDiagnostic(a.env.Home()).String(msg), err)
 }

@@ -6,6 +6,7 @@
 package mcpserver
 
 import (
+	"context"
 	_ "embed"
 	"encoding/base64"
 	"log/slog"
@@ -79,7 +80,9 @@ func New(o Options) (*Server, error) {
 		governance: o.Governance, models: &modelCache{ttl: 10 * time.Minute, m: map[[2]string]cached{}},
 		sessions: o.Sessions, jobs: newJobs(), state: newToolState(), verifier: o.Verifier}
 	s.mcp = mcp.NewServer(identity(), &mcp.ServerOptions{
-		Logger:       o.Logger,
+		// The SDK logs every session start at info level; only its
+		// warnings and errors belong on the host's stderr.
+		Logger:       slog.New(minLevel{h: o.Logger.Handler(), min: slog.LevelWarn}),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		Instructions: instructions,
 	})
@@ -110,3 +113,20 @@ func icon() mcp.Icon {
 	return mcp.Icon{Source: "data:image/png;base64," + base64.StdEncoding.EncodeToString(iconPNG),
 		MIMEType: "image/png", Sizes: []string{"64x64"}}
 }
+
+// minLevel drops records below min (unless the inner handler runs at
+// debug level, which COAGENT8_DEBUG selects).
+type minLevel struct {
+	h   slog.Handler
+	min slog.Level
+}
+
+func (m minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	if m.h.Enabled(ctx, slog.LevelDebug) {
+		return true
+	}
+	return l >= m.min && m.h.Enabled(ctx, l)
+}
+func (m minLevel) Handle(ctx context.Context, r slog.Record) error { return m.h.Handle(ctx, r) }
+func (m minLevel) WithAttrs(a []slog.Attr) slog.Handler            { return minLevel{m.h.WithAttrs(a), m.min} }
+func (m minLevel) WithGroup(n string) slog.Handler                 { return minLevel{m.h.WithGroup(n), m.min} }
