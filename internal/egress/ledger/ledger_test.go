@@ -127,3 +127,47 @@ func TestRecords(t *testing.T) {
 		t.Error(diff)
 	}
 }
+
+// TestClaimTx: a claim inside the caller's transaction counts only if
+// that transaction commits (issue 9: the gate's budget refusal rolls the
+// disclosure claim back).
+func TestClaimTx(t *testing.T) {
+	ctx := context.Background()
+	l, db := open(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	if !l.Shares(db.SQL()) {
+		t.Fatal("ledger does not share its own handle")
+	}
+	c := Ceiling{Uses: 5, Bytes: 1000}
+	claim := func(commit bool) {
+		tx, err := db.SQL().BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.ClaimTx(ctx, tx, "provider-request", c, 100, Record{Evidence: "e"}); err != nil {
+			t.Fatal(err)
+		}
+		if commit {
+			err = tx.Commit()
+		} else {
+			err = tx.Rollback()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	claim(false) // would open the account: rolled back, nothing retained
+	if _, _, ok, _ := l.Remaining(ctx, "provider-request"); ok {
+		t.Error("rolled-back first claim opened the account")
+	}
+	claim(true)
+	claim(false)
+	_, left, _, err := l.Remaining(ctx, "provider-request")
+	if err != nil || left != (Ceiling{Uses: 4, Bytes: 900}) {
+		t.Errorf("left %+v err %v, want one committed claim", left, err)
+	}
+	rs, err := l.Records(ctx, 10)
+	if err != nil || len(rs) != 1 {
+		t.Errorf("%d records (err %v), want the committed claim's only", len(rs), err)
+	}
+}

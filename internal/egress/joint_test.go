@@ -1,0 +1,99 @@
+package egress
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/store"
+)
+
+// TestSealJoint: the caller's share runs in the claim's transaction; a
+// refusal by the caller rolls the claim back and consumes nothing (issue
+// 9), an egress refusal never begins a transaction, and only a committed
+// admission records its decision event.
+func TestSealJoint(t *testing.T) {
+	errBudget := errors.New("caller refused")
+	tests := []struct {
+		name      string
+		text      string
+		joint     error
+		wantErr   func(error) bool
+		wantBegin bool
+		wantUsed  int64 // uses consumed
+		wantEvent []string
+	}{
+		{"admitted", "Public readme.", nil, func(err error) bool { return err == nil }, true, 1,
+			[]string{string(event.TypeDecision) + " " + ReasonRaw}},
+		{"caller refuses: rolled back", "Public readme.", errBudget, func(err error) bool { return errors.Is(err, errBudget) },
+			true, 0, nil},
+		{"egress refuses: no transaction", "key=" + syntheticKey(), nil,
+			func(err error) bool { return reasonOf(err) == ReasonCategory }, false, 0,
+			[]string{string(event.TypeRefusal) + " " + ReasonCategory}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, baseConfig())
+			ctx := context.Background()
+			if !f.d.Joins(f.db.SQL()) {
+				t.Fatal("decider does not join its own ledger's database")
+			}
+			began := false
+			begin := func(ctx context.Context) (*sql.Tx, error) { began = true; return f.db.SQL().BeginTx(ctx, nil) }
+			var sawWire []byte
+			joint := func(ctx context.Context, tx *sql.Tx, wire []byte) error {
+				// The claim is visible inside the transaction.
+				var used int64
+				if err := tx.QueryRowContext(ctx, `SELECT used_uses FROM egress_account`).Scan(&used); err != nil || used != 1 {
+					t.Errorf("inside the transaction: used %d err %v, want 1", used, err)
+				}
+				sawWire = wire
+				return tt.joint
+			}
+			x := tx(t, tt.text)
+			out, err := f.d.SealJoint(ctx, x, begin, joint)
+			if !tt.wantErr(err) {
+				t.Fatalf("SealJoint: %v", err)
+			}
+			if began != tt.wantBegin {
+				t.Errorf("began %v want %v", began, tt.wantBegin)
+			}
+			if err == nil && string(out) != string(sawWire) {
+				t.Error("returned bytes differ from those the caller reserved for")
+			}
+			c, left, opened, lerr := f.led.Remaining(ctx, string(ProviderRequest))
+			if lerr != nil {
+				t.Fatal(lerr)
+			}
+			if used := c.Uses - left.Uses; used != tt.wantUsed || opened != (tt.wantUsed > 0) {
+				t.Errorf("uses consumed %d (account opened %v), want %d", used, opened, tt.wantUsed)
+			}
+			var got []string
+			for _, e := range f.events.Events() {
+				got = append(got, string(e.Type)+" "+e.Reason)
+			}
+			if diff := cmp.Diff(tt.wantEvent, got); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestJoinsOnlyItsDatabase: a transaction of another database cannot
+// carry the claim.
+func TestJoinsOnlyItsDatabase(t *testing.T) {
+	f := newFixture(t, baseConfig())
+	other, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "other.db"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if f.d.Joins(other.SQL()) {
+		t.Error("decider joins a foreign database")
+	}
+}
