@@ -63,11 +63,9 @@ func newFixture(t *testing.T, mod func(*Options)) *fixture {
 		oai:  providertest.NewOpenAI(t, providertest.Options{})}
 	f.secrets = &spyResolver{res: secret.Resolver{Env: config.FromList([]string{
 		"REAL_ANTHROPIC=" + realKey(Anthropic), "REAL_OPENAI=" + realKey(OpenAI)})}}
-	// Every admitted request writes twice (egress claim, budget reserve).
-	// Under -race the pure-Go SQLite is ~20x slower, and 200 parallel
-	// requests can wait past the default 5 s busy timeout, which would
-	// fail closed (egress.unavailable) instead of testing the budget.
-	db, err := store.Open(context.Background(), filepath.Join(dir, "state.db"), 30*time.Second)
+	// The default busy timeout, as `coagent8 gate serve` uses: the gate's
+	// own writes queue on its writer lock, not on SQLite's busy handler.
+	db, err := store.Open(context.Background(), filepath.Join(dir, "state.db"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,16 +13,47 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coagent8/coagent8/internal/egress"
+	egressledger "github.com/coagent8/coagent8/internal/egress/ledger"
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/providertest"
 	"github.com/coagent8/coagent8/internal/redact"
 )
 
+// sealOnly hides the decider's joint methods: the gate then makes the
+// egress claim and the budget reservation in two transactions.
+type sealOnly struct{ d *egress.Decider }
+
+func (s sealOnly) Seal(ctx context.Context, t egress.Transmission) ([]byte, error) { return s.d.Seal(ctx, t) }
+
 // TestConcurrentBudgetNeverOverspent: 200 parallel streamed requests
 // against a spend budget that admits about 50; settled spend stays within
-// the budget and every denial is a clean 429 with its reason.
+// the budget and every denial is a clean 429 with its reason. With the
+// production decider the egress claim shares the reservation's
+// transaction, so a budget refusal consumes no disclosure capacity
+// (issue 9); a decider without that still never overspends.
 func TestConcurrentBudgetNeverOverspent(t *testing.T) {
-	f := newFixture(t, nil)
+	for _, joint := range []bool{true, false} {
+		t.Run(map[bool]string{true: "joint", false: "seal-only decider"}[joint], func(t *testing.T) {
+			f := newFixture(t, func(o *Options) {
+				if !joint {
+					o.Egress = sealOnly{o.Egress.(*egress.Decider)}
+				}
+			})
+			if (f.gate.joint != nil) != joint {
+				t.Fatalf("gate joint path %v, want %v", f.gate.joint != nil, joint)
+			}
+			admitted := concurrentBudget(t, f)
+			if used := disclosureUses(t, f); joint && used != int64(admitted) {
+				t.Errorf("egress uses consumed %d, want one per admitted request (%d)", used, admitted)
+			}
+		})
+	}
+}
+
+// concurrentBudget runs the 200-vs-about-50 scenario and returns how many
+// requests were admitted.
+func concurrentBudget(t *testing.T, f *fixture) int {
 	s := spec(Anthropic)
 	bodyLen := len(`{"model":"`+s.Model+`","max_tokens":1000,"stream":true,"messages":[{"role":"user","content":"`) + 2000 + len(`"}]}`)
 	one := reservation(bodyLen, 1000, *s.Price)
@@ -62,6 +93,21 @@ func TestConcurrentBudgetNeverOverspent(t *testing.T) {
 	if got.Used.Requests != int64(statuses[200]) || len(f.anth.Requests()) != statuses[200] {
 		t.Errorf("requests counted %d, forwarded %d, admitted %d", got.Used.Requests, len(f.anth.Requests()), statuses[200])
 	}
+	return statuses[200]
+}
+
+// disclosureUses returns the egress uses consumed in f's database.
+func disclosureUses(t *testing.T, f *fixture) int64 {
+	t.Helper()
+	led, err := egressledger.Open(context.Background(), f.db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, left, _, err := led.Remaining(context.Background(), string(egress.ProviderRequest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Uses - left.Uses
 }
 
 // firstEvent reads until the first SSE event has arrived.
