@@ -24,7 +24,9 @@ import (
 // egress claim and the budget reservation in two transactions.
 type sealOnly struct{ d *egress.Decider }
 
-func (s sealOnly) Seal(ctx context.Context, t egress.Transmission) ([]byte, error) { return s.d.Seal(ctx, t) }
+func (s sealOnly) Seal(ctx context.Context, t egress.Transmission) ([]byte, error) {
+	return s.d.Seal(ctx, t)
+}
 
 // TestConcurrentBudgetNeverOverspent: 200 parallel streamed requests
 // against a spend budget that admits about 50; settled spend stays within
