@@ -3,31 +3,23 @@
 package process
 
 import (
-	"os"
-	"os/exec"
-	"sync"
+	"errors"
+	"sync/atomic"
 	"syscall"
 )
 
-var (
-	pidnsOnce sync.Once
-	pidnsOK   bool
-)
+// refused is set once the kernel refused a new PID (or user) namespace;
+// later starts go straight to the process-group fallback. There is no
+// probe process: the first real start tells.
+var refused atomic.Bool
 
-// pidnsAvailable reports (once) whether a PID namespace can be created, by
-// starting /bin/true in one. Hosts without user namespaces fall back to the
-// process group, and Containment reports it.
-func pidnsAvailable() bool {
-	pidnsOnce.Do(func() {
-		cmd := exec.Command("/bin/true")
-		attr := &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID}
-		if os.Geteuid() != 0 {
-			attr.Cloneflags |= syscall.CLONE_NEWUSER
-			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
-			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
-		}
-		cmd.SysProcAttr = attr
-		pidnsOK = cmd.Run() == nil
-	})
-	return pidnsOK
+func isolate() bool { return !refused.Load() }
+
+func noIsolation() { refused.Store(true) }
+
+// isolationRefused reports whether a start failed because the namespace
+// flags were refused (permissions, limits, or an unsupported kernel).
+func isolationRefused(err error) bool {
+	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) ||
+		errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS)
 }

@@ -86,10 +86,30 @@ type Proc struct {
 // Start starts the process and its supervisor. The process is torn down
 // when ctx is done. Errors are *fault.Error (PROCESS_ERROR).
 func Start(ctx context.Context, s Spec) (*Proc, error) {
+	p, err := start(s, isolate())
+	if err != nil && isolationRefused(err) {
+		// The host refuses new namespaces (e.g. no user namespaces): use
+		// the process group from now on; Containment says so.
+		noIsolation()
+		p, err = start(s, false)
+	}
+	if err != nil {
+		return nil, startError(s.Path, err)
+	}
+	go p.wait()
+	go p.supervise(ctx, s)
+	if s.Stdin != nil && !s.KeepStdin {
+		go p.feed(s.Stdin)
+	}
+	return p, nil
+}
+
+// start creates the pipes and starts the first process; errors are raw.
+func start(s Spec, isolated bool) (*Proc, error) {
 	cmd := exec.Command(s.Path, s.Args...)
 	cmd.Dir = s.Dir
 	cmd.Env = s.Env
-	containment := configure(cmd)
+	containment := configure(cmd, isolated)
 	limit := s.StderrLimit
 	if limit <= 0 {
 		limit = 512 << 10
@@ -100,25 +120,25 @@ func Start(ctx context.Context, s Spec) (*Proc, error) {
 	// before the stream is drained (os/exec closes StdoutPipe on Wait).
 	r, w, err := os.Pipe()
 	if err != nil {
-		return nil, fault.Wrap(fault.ProcessError, "process.pipe", "could not start the CLI", err)
+		return nil, err
 	}
 	p.stdout = r
 	cmd.Stdout = w
 	if s.Stdin != nil || s.KeepStdin {
 		if p.stdin, err = cmd.StdinPipe(); err != nil {
-			return nil, fault.Wrap(fault.ProcessError, "process.pipe", "could not start the CLI", err)
+			r.Close()
+			w.Close()
+			return nil, err
 		}
 	}
 	err = cmd.Start()
 	w.Close() // the child holds its copy; EOF comes when the tree is gone
 	if err != nil {
 		r.Close()
-		return nil, startError(s.Path, err)
-	}
-	go p.wait()
-	go p.supervise(ctx, s)
-	if s.Stdin != nil && !s.KeepStdin {
-		go p.feed(s.Stdin)
+		if p.stdin != nil {
+			p.stdin.Close()
+		}
+		return nil, err
 	}
 	return p, nil
 }

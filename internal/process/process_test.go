@@ -226,3 +226,19 @@ func TestEnvironIsAllowlist(t *testing.T) {
 		t.Fatalf("Environ = %q\nwant %q", got, want)
 	}
 }
+
+func TestProcessGroupWhenNamespacesAreRefused(t *testing.T) {
+	noIsolation()
+	t.Cleanup(func() { refused.Store(false) })
+	p, err := Start(context.Background(), Spec{Path: "/bin/cat", Stdin: []byte("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Wait()
+	if got := p.Containment(); got != "process-group" {
+		t.Fatalf("containment = %q, want process-group", got)
+	}
+	if !isolationRefused(syscall.EPERM) || isolationRefused(os.ErrNotExist) {
+		t.Fatal("isolationRefused misclassifies")
+	}
+}

@@ -14,9 +14,9 @@ var sigTerm = syscall.SIGTERM
 // mapping the caller's ids when not root), its own process group, and asks
 // the kernel to SIGKILL it when coagent8 dies. When the first process of a
 // PID namespace dies, the kernel kills the rest of the namespace.
-func configure(cmd *exec.Cmd) string {
+func configure(cmd *exec.Cmd, isolated bool) string {
 	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if !pidnsAvailable() {
+	if !isolated {
 		cmd.SysProcAttr = attr
 		return "process-group"
 	}

@@ -11,7 +11,7 @@ var sigTerm = syscall.SIGTERM
 
 // configure puts the child in its own process group; descendants that
 // leave the group are not contained on this platform (Containment says so).
-func configure(cmd *exec.Cmd) string {
+func configure(cmd *exec.Cmd, _ bool) string {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return "process-group"
 }
@@ -27,3 +27,7 @@ func (p *Proc) killTree() {
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	}
 }
+
+func isolate() bool               { return false }
+func noIsolation()                {}
+func isolationRefused(error) bool { return false }
