@@ -15,7 +15,6 @@ import (
 
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/fault"
-	"github.com/coagent8/coagent8/internal/price"
 	"github.com/coagent8/coagent8/internal/version"
 )
 
@@ -39,10 +38,10 @@ const (
 
 // app carries what every subcommand needs.
 type app struct {
-	priceStatus price.Status
-	ctx         context.Context
-	io          Stdio
-	env         config.Env
+	prices *lazyCatalog
+	ctx    context.Context
+	io     Stdio
+	env    config.Env
 }
 
 // Main runs the command line and returns the exit code.

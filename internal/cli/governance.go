@@ -2,40 +2,73 @@ package cli
 
 import (
 	"log/slog"
+	"sync"
 
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/consent"
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/mcpserver"
+	"github.com/coagent8/coagent8/internal/policy"
 	"github.com/coagent8/coagent8/internal/price"
 )
 
 // governance loads the configuration (never fatal: a bad governance
-// section refuses turns, tools still list) and the price catalog (cache,
-// else the embedded snapshot).
+// section refuses turns, tools still list) and prepares the price catalog
+// (cache, else the embedded snapshot), which is parsed on first use.
 func (a *app) governance(log *slog.Logger, events event.Sink) (mcpserver.Governance, config.File, error) {
 	path := a.env.ConfigPath()
 	cfg, err := config.LoadFile(path)
 	if err != nil {
 		log.Warn("configuration problem", "path", path, "error", err.Error())
 	}
-	cat, st := price.Load(price.CachePath(a.env.StateDir()))
-	if st.Warning != "" {
-		log.Warn("price catalog", "warning", st.Warning)
-	}
 	gate, err := consent.New(consent.Options{Sink: events, ConfigPath: path})
 	if err != nil {
 		return mcpserver.Governance{}, cfg, err
 	}
-	a.priceStatus = st
-	return mcpserver.Governance{ConfigPath: path, Catalog: cat, Consent: gate}, cfg, nil
+	a.prices = &lazyCatalog{path: price.CachePath(a.env.StateDir()), log: log}
+	return mcpserver.Governance{ConfigPath: path, Catalog: a.prices, Consent: gate}, cfg, nil
 }
 
+// lazyCatalog loads the price catalog when a decision first needs it, so
+// a server start (and a turn on an allow-listed model) does not pay for
+// parsing it.
+type lazyCatalog struct {
+	path string
+	log  *slog.Logger
+	once sync.Once
+	cat  *price.Catalog
+	st   price.Status
+}
+
+var _ policy.Catalog = (*lazyCatalog)(nil)
+
+func (l *lazyCatalog) load() {
+	l.once.Do(func() {
+		l.cat, l.st = price.Load(l.path)
+		if l.st.Warning != "" {
+			l.log.Warn("price catalog", "warning", l.st.Warning)
+		}
+	})
+}
+
+// Len implements policy.Catalog.
+func (l *lazyCatalog) Len() int { l.load(); return l.cat.Len() }
+
+// Quote implements policy.Catalog.
+func (l *lazyCatalog) Quote(backend, model string) policy.Quote {
+	l.load()
+	return l.cat.Quote(backend, model)
+}
+
+// Status reports the catalog in force (doctor).
+func (l *lazyCatalog) Status() price.Status { l.load(); return l.st }
+
 // doctorSections reports governance in force: limits, lists and
-// the price source with its date.
-func (a *app) doctorSections(cfg config.File) func() map[string]any {
+// the price source with its date, from the configuration as it is now.
+func (a *app) doctorSections() func() map[string]any {
 	return func() map[string]any {
-		gov := map[string]any{"configPath": a.env.ConfigPath(), "prices": a.priceStatus}
+		cfg, _ := config.LoadFile(a.env.ConfigPath())
+		gov := map[string]any{"configPath": a.env.ConfigPath(), "prices": a.prices.Status()}
 		if err := cfg.GovernanceErr(); err != nil {
 			gov["error"] = err.Error()
 		} else {

@@ -48,7 +48,7 @@ func (a *app) build(ctx context.Context) (*stack, error) {
 		return nil, err
 	}
 	srv, err := mcpserver.New(mcpserver.Options{Env: a.env, Runner: runner, Profile: a.toolProfile(cfg), Logger: log,
-		Governance: gov, DefaultBackend: cfg.DefaultBackend, DoctorSections: a.doctorSections(cfg), Sessions: sessions,
+		Governance: gov, DefaultBackend: cfg.DefaultBackend, DoctorSections: a.doctorSections(), Sessions: sessions,
 		Verifier: a.verifier(log, events)})
 	if err != nil {
 		closeEvents()
