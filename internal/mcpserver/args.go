@@ -10,7 +10,12 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/coagent8/coagent8/internal/redact"
 )
+
+// maxInvalidMessage bounds the detail of an invalid-params error, in bytes.
+const maxInvalidMessage = 300
 
 // schemaFor infers T's input schema (additionalProperties false) and lets
 // edit add constraints (enums, bounds, required fields).
@@ -54,7 +59,15 @@ func decode[T any](raw json.RawMessage, r *jsonschema.Resolved) (T, error) {
 	return out, nil
 }
 
+// invalid builds the invalid-params error. The validator quotes argument
+// values and unknown keys verbatim, so the detail is redacted (answer
+// profile) and only then bounded: a credential pasted into the wrong field
+// must not come back whole, nor as a prefix cut by the bound.
 func invalid(msg string) error {
+	msg, cut := redact.NewAnswer().Bound(msg, maxInvalidMessage)
+	if cut {
+		msg += "…"
+	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid arguments: " + msg}
 }
 
@@ -64,9 +77,6 @@ func schemaMessage(err error) string {
 	msg := err.Error()
 	if i := strings.Index(msg, "unexpected additional properties"); i >= 0 {
 		return "Unknown arguments" + strings.TrimPrefix(msg[i:], "unexpected additional properties")
-	}
-	if len(msg) > 300 {
-		msg = msg[:300] + "…"
 	}
 	return msg
 }
