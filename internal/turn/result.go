@@ -16,7 +16,7 @@ func (r *Runner) completed(ctx context.Context, req Request, backend string, res
 	o := Outcome{
 		SchemaVersion: 1, Provider: &backend, Status: Completed, Output: text, Truncated: truncated,
 		Activity: Activity{ToolCount: res.ToolCount, DurationMs: time.Since(start).Milliseconds()},
-		Verdict:  VerdictNotApplicable, Model: r.answer.String(res.Model), ModelRequested: req.Model,
+		Verdict:  VerdictNotApplicable, Model: r.answer.String(res.Model), ModelRequested: r.answer.String(req.Model),
 		ModelUsed: r.answer.String(res.Model), Turn: lease.Turn(), Verification: r.diag.String(res.Verified),
 	}
 	for _, w := range res.Warnings {
@@ -46,7 +46,7 @@ func (r *Runner) failed(req Request, err error, start time.Time) Outcome {
 	fe := fault.From(err)
 	msg, _ := r.diag.Bound(fe.Message, 4096)
 	o := Outcome{
-		SchemaVersion: 1, Status: statusOf(err), Verdict: VerdictNotApplicable, ModelRequested: req.Model,
+		SchemaVersion: 1, Status: statusOf(err), Verdict: VerdictNotApplicable, ModelRequested: r.answer.String(req.Model),
 		Activity: Activity{DurationMs: time.Since(start).Milliseconds()}, Reason: fe.Reason,
 		Error: &Error{Code: string(fe.Code), Message: msg, Retryable: fe.Retryable, Reason: fe.Reason},
 	}
