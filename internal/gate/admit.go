@@ -24,6 +24,9 @@ type admission struct {
 	ctx      context.Context // detached from the client; cut by flight.cancel
 	flight   *flight
 	done     context.CancelFunc
+	// served is closed when the handler has returned, so the client has
+	// the whole response; settlement waits for it (see meteredBody.finish).
+	served chan struct{}
 }
 
 type admKey struct{}
@@ -42,6 +45,7 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	g.record(g.eventOf(a, event.TypeDecision, ReasonAdmitted, ""))
 	r = r.WithContext(context.WithValue(r.Context(), admKey{}, a))
+	defer close(a.served)
 	g.proxies[a.route.Provider].ServeHTTP(w, r)
 }
 
@@ -102,7 +106,7 @@ func (g *Gate) bind(r *http.Request, a *admission) (string, string) {
 	if r.Method != http.MethodPost {
 		return "", ""
 	}
-	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
+	b, err := readBody(r)
 	if err != nil {
 		return ReasonBody, "request body unreadable or above the size cap"
 	}
@@ -199,6 +203,7 @@ func (g *Gate) startFlight(a *admission) {
 	ctx, stop := context.WithDeadlineCause(ctx, deadline, errors.Join(errCut, errors.New("grant expired")))
 	a.ctx = context.WithValue(ctx, admKey{}, a)
 	a.flight = &flight{grant: a.grant.ID, cancel: cancel}
+	a.served = make(chan struct{})
 	a.done = func() { stop(); cancel(nil); g.dropFlight(a.flight) }
 	g.addFlight(a.flight)
 }

@@ -3,6 +3,8 @@ package gate
 import (
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
 )
 
 // body is the part of a model request the gate reads.
@@ -15,6 +17,21 @@ type body struct {
 // maxBody caps a request body (bytes). Larger requests are refused before
 // anything is reserved.
 const maxBody = 32 << 20
+
+// readBody reads r's body up to maxBody, in one allocation when the
+// client declared its length.
+func readBody(r *http.Request) ([]byte, error) {
+	body := http.MaxBytesReader(nil, r.Body, maxBody)
+	if n := r.ContentLength; n > 0 && n <= maxBody {
+		b := make([]byte, n)
+		if _, err := io.ReadFull(body, b); err != nil {
+			return nil, err
+		}
+		// Nothing may follow the declared length (net/http enforces it).
+		return b, nil
+	}
+	return io.ReadAll(body)
+}
 
 // parseBody reads the model and the output limit of a request body.
 func parseBody(b []byte) (body, error) {

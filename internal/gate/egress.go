@@ -48,10 +48,7 @@ func (g *Gate) decideAndReserve(r *http.Request, a *admission) string {
 	if r.Method != http.MethodPost {
 		return g.reserve(ctx, a)
 	}
-	t, err := g.transmission(r, a)
-	if err != nil {
-		return ReasonUnavailable
-	}
+	t := g.transmission(r, a)
 	if g.joint != nil {
 		return g.sealJoint(ctx, t, a)
 	}
@@ -96,18 +93,14 @@ func (g *Gate) sealJoint(ctx context.Context, t egress.Transmission, a *admissio
 }
 
 // transmission describes a's body for the egress decision.
-func (g *Gate) transmission(r *http.Request, a *admission) (egress.Transmission, error) {
-	origins, err := origins(g.opts)
-	if err != nil {
-		return egress.Transmission{}, err
-	}
+func (g *Gate) transmission(r *http.Request, a *admission) egress.Transmission {
 	target := a.route.Path
 	if r.URL.RawQuery != "" {
 		target += "?" + r.URL.RawQuery
 	}
 	return egress.Transmission{Job: a.grant.Job, Purpose: egress.ProviderRequest,
 		JSON: true, Body: a.body, Target: egress.PortalTarget{Provider: string(a.route.Provider), Operation: a.route.Path,
-			Model: a.grant.Model, Origin: origins[a.route.Provider].String(), RequestTarget: target}}, nil
+			Model: a.grant.Model, Origin: g.origins[a.route.Provider], RequestTarget: target}}
 }
 
 // egressReason is the denial reason of a decider error ("" for nil).

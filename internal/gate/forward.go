@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/coagent8/coagent8/internal/event"
 )
@@ -33,10 +34,20 @@ func (g *Gate) newProxies(origins map[Provider]*url.URL) map[Provider]*httputil.
 			FlushInterval:  -1, // SSE: every chunk goes out as it arrives
 			Transport:      g.opts.Transport,
 			ErrorLog:       discardLog,
+			BufferPool:     copyBuffers{},
 		}
 	}
 	return out
 }
+
+// copyBuffers recycles the proxy's 32 KiB copy buffers: without a pool
+// each request allocated one (the largest allocation of a request).
+type copyBuffers struct{}
+
+var copyBufferPool = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+
+func (copyBuffers) Get() []byte  { return copyBufferPool.Get().(*[32 << 10]byte)[:] }
+func (copyBuffers) Put(b []byte) { copyBufferPool.Put((*[32 << 10]byte)(b)) }
 
 // rewrite builds the upstream request: fixed origin, the admitted path and
 // the query as sent, scrubbed headers, the real credential, the exact body

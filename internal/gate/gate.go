@@ -77,7 +77,8 @@ type Options struct {
 type Gate struct {
 	opts    Options
 	ledger  *ledger
-	joint   jointDecider // nil: the decider cannot share the gate's transaction
+	joint   jointDecider        // nil: the decider cannot share the gate's transaction
+	origins map[Provider]string // checked at New; an egress target's origin
 	proxies map[Provider]*httputil.ReverseProxy
 	drains  chan struct{}
 	stop    context.CancelFunc
@@ -113,6 +114,10 @@ func New(ctx context.Context, opts Options) (*Gate, error) {
 	g := &Gate{opts: opts, ledger: l, drains: make(chan struct{}, opts.MaxDrains), done: make(chan struct{}),
 		bindings: map[string]Grant{}, flights: map[string]map[*flight]struct{}{}}
 	g.proxies = g.newProxies(origins)
+	g.origins = map[Provider]string{}
+	for p, u := range origins {
+		g.origins[p] = u.String()
+	}
 	if j, ok := opts.Egress.(jointDecider); ok && j.Joins(opts.DB.SQL()) {
 		g.joint = j
 	}

@@ -70,11 +70,15 @@ func (b *meteredBody) finish() {
 		b.m.close()
 		charge, out := b.charge()
 		b.a.done()
-		// Settle off the client's path: the reservation keeps holding the
-		// budget until then, which only errs on the side of denying.
+		// Settle off the client's path: after the handler returned, so the
+		// write does not compete with the end of the response for the CPU
+		// (issue 9 benchmark: ~45 µs at p50 on two cores). The reservation
+		// keeps holding the budget until then, which only errs on the side
+		// of denying; the settlement event follows the durable write.
 		b.g.settling.Add(1)
 		go func() {
 			defer b.g.settling.Done()
+			<-b.a.served
 			b.g.settle(b.a, charge, out)
 		}()
 	})
