@@ -92,7 +92,16 @@ func LoadFile(path string) (File, error) {
 }
 
 func readConfig(path string) ([]byte, error) {
-	fh, err := os.Open(path)
+	// Stat first: opening a FIFO or a device would block or read forever,
+	// and every turn re-reads this file.
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("config file is not a regular file (%s)", st.Mode().Type())
+	}
+	fh, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
 		return nil, err
 	}
