@@ -43,7 +43,7 @@ func (s *spyResolver) Resolve(r secret.Ref) (secret.Value, error) {
 
 // fixture is a gate in front of both provider doubles.
 type fixture struct {
-	t       *testing.T
+	t       testing.TB
 	gate    *Gate
 	srv     *httptest.Server
 	anth    *providertest.Anthropic
@@ -55,7 +55,7 @@ type fixture struct {
 	egress  *egress.Decider
 }
 
-func newFixture(t *testing.T, mod func(*Options)) *fixture {
+func newFixture(t testing.TB, mod func(*Options)) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	f := &fixture{t: t, dir: dir, events: &event.Memory{},
@@ -96,7 +96,7 @@ func newFixture(t *testing.T, mod func(*Options)) *fixture {
 // newDecider is the egress decider the shipped command builds when
 // config.json has no egress section: the built-in policy over a ledger in
 // db, so every test request is decided as in production.
-func newDecider(t *testing.T, db *store.DB, dir string, events event.Sink) *egress.Decider {
+func newDecider(t testing.TB, db *store.DB, dir string, events event.Sink) *egress.Decider {
 	t.Helper()
 	pol, err := egress.NewPolicy(egress.DefaultConfig())
 	if err != nil {
