@@ -152,7 +152,7 @@ func (g *Gate) settle(a *admission, charged Amount, out Outcome) {
 	if a.rid == 0 {
 		return
 	}
-	err := g.ledger.settle(context.WithoutCancel(context.Background()), a.rid, charged, out, g.opts.Now())
+	err := g.ledger.settle(context.Background(), a.rid, a.grant.ID, a.reserved, charged, out, g.opts.Now())
 	detail := fmt.Sprintf("reserved_tokens=%d reserved_nano_usd=%d charged_tokens=%d charged_nano_usd=%d",
 		a.reserved.Tokens, a.reserved.Spend, charged.Tokens, charged.Spend)
 	if err != nil {

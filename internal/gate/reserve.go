@@ -48,8 +48,11 @@ func (l *ledger) reserveTx(ctx context.Context, tx *sql.Tx, id string, amt Amoun
 		reason, err := l.whyNot(ctx, tx, id, amt, now)
 		return 0, reason, err
 	}
-	var rid int64
-	err = tx.StmtContext(ctx, l.st.book).QueryRowContext(ctx, id, now.UnixNano(), amt.Tokens, amt.Spend).Scan(&rid)
+	res, err = tx.StmtContext(ctx, l.st.book).ExecContext(ctx, id, now.UnixNano(), amt.Tokens, amt.Spend)
+	if err != nil {
+		return 0, "", fmt.Errorf("reserve: %w", err)
+	}
+	rid, err := res.LastInsertId()
 	if err != nil {
 		return 0, "", fmt.Errorf("reserve: %w", err)
 	}
@@ -89,25 +92,29 @@ const (
 	OutcomeOverdrawn Outcome = "overdrawn" // usage above the reservation: charged as reported
 )
 
-// settle replaces reservation rid by the charged amount, once, in one
-// write transaction on the writer. A second call is a no-op.
-func (l *ledger) settle(ctx context.Context, rid int64, charged Amount, out Outcome, now time.Time) error {
+// settle replaces reservation rid — of grant gid, holding reserved — by
+// the charged amount, once, in one write transaction on the writer. A
+// second call is a no-op.
+func (l *ledger) settle(ctx context.Context, rid int64, gid string, reserved, charged Amount, out Outcome, now time.Time) error {
 	err := l.w.write(ctx, func(tx *sql.Tx) error {
-		var gid string
-		var amt Amount
-		err := tx.StmtContext(ctx, l.st.settle).QueryRowContext(ctx, now.UnixNano(), out, charged.Tokens, charged.Spend, rid).
-			Scan(&gid, &amt.Tokens, &amt.Spend)
+		res, err := tx.StmtContext(ctx, l.st.settle).ExecContext(ctx, now.UnixNano(), out, charged.Tokens, charged.Spend,
+			rid, gid, reserved.Tokens, reserved.Spend)
 		if err != nil {
-			return err // sql.ErrNoRows: already settled
+			return err
 		}
-		_, err = tx.StmtContext(ctx, l.st.release).ExecContext(ctx, amt.Tokens, amt.Spend, charged.Tokens, charged.Spend, gid)
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return errSettled // already settled (or not this reservation): nothing to move
+		}
+		_, err = tx.StmtContext(ctx, l.st.release).ExecContext(ctx, reserved.Tokens, reserved.Spend, charged.Tokens, charged.Spend, gid)
 		return err
 	})
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
+	case errors.Is(err, errSettled):
 		return nil // settlement is idempotent
 	case err != nil:
 		return fmt.Errorf("settle: %w", err)
 	}
 	return nil
 }
+
+var errSettled = errors.New("reservation already settled")
