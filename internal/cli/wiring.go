@@ -31,7 +31,7 @@ type stack struct {
 func (a *app) build(ctx context.Context) (*stack, error) {
 	log := a.logger()
 	events, closeEvents := a.eventSink(log)
-	sessions, closeSessions, err := a.sessionStore(ctx, log)
+	sessions, closeSessions, err := a.sessionStore(log)
 	if err != nil {
 		closeEvents()
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -17,9 +18,14 @@ import (
 // maxInvalidMessage bounds the detail of an invalid-params error, in bytes.
 const maxInvalidMessage = 300
 
+// resolver returns a schema's resolved form, built on first use: resolving
+// every tool's schemas at start-up was most of the server's start time
+// (issue 2: process start to tools/list).
+type resolver func() *jsonschema.Resolved
+
 // schemaFor infers T's input schema (additionalProperties false) and lets
 // edit add constraints (enums, bounds, required fields).
-func schemaFor[T any](edit func(s *jsonschema.Schema)) (*jsonschema.Schema, *jsonschema.Resolved) {
+func schemaFor[T any](edit func(s *jsonschema.Schema)) (*jsonschema.Schema, resolver) {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
 		panic(fmt.Sprintf("schema for %T: %v", *new(T), err)) // a programming error, caught by tests
@@ -28,18 +34,20 @@ func schemaFor[T any](edit func(s *jsonschema.Schema)) (*jsonschema.Schema, *jso
 	if edit != nil {
 		edit(s)
 	}
-	r, err := s.Resolve(nil)
-	if err != nil {
-		panic(fmt.Sprintf("resolve schema for %T: %v", *new(T), err))
-	}
-	return s, r
+	return s, sync.OnceValue(func() *jsonschema.Resolved {
+		r, err := s.Resolve(nil)
+		if err != nil {
+			panic(fmt.Sprintf("resolve schema for %T: %v", *new(T), err)) // caught by TestEverySchemaResolves
+		}
+		return r
+	})
 }
 
 // decode validates raw arguments against the schema and decodes them
 // strictly. Any problem is JSON-RPC invalid params (never a tool result),
 // so an unknown field such as "approve" or "sandbox" can never be
 // mistaken for a handled request.
-func decode[T any](raw json.RawMessage, r *jsonschema.Resolved) (T, error) {
+func decode[T any](raw json.RawMessage, resolved resolver) (T, error) {
 	var zero, out T
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		raw = json.RawMessage("{}")
@@ -48,7 +56,7 @@ func decode[T any](raw json.RawMessage, r *jsonschema.Resolved) (T, error) {
 	if err := json.Unmarshal(raw, &generic); err != nil {
 		return zero, invalid("arguments must be a JSON object")
 	}
-	if err := r.Validate(generic); err != nil {
+	if err := resolved().Validate(generic); err != nil {
 		return zero, invalid(schemaMessage(err))
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
