@@ -82,7 +82,8 @@ type Gate struct {
 	proxies map[Provider]*httputil.ReverseProxy
 	drains  chan struct{}
 	stop    context.CancelFunc
-	done    chan struct{}
+	done    chan struct{}  // closed when watch returned
+	bg      sync.WaitGroup // background checkpoints
 	// settling counts settlements still being written; Close waits for them.
 	settling sync.WaitGroup
 
@@ -124,6 +125,7 @@ func New(ctx context.Context, opts Options) (*Gate, error) {
 	wctx, stop := context.WithCancel(context.Background())
 	g.stop = stop
 	go g.watch(wctx)
+	g.bg.Go(func() { l.w.checkpoints(wctx) })
 	return g, nil
 }
 
@@ -154,11 +156,13 @@ func withDefaults(o Options) Options {
 	return o
 }
 
-// Close stops the watcher and waits for pending settlements. In-flight
-// exchanges finish on their own.
+// Close stops the watcher and the background checkpoints, waits for
+// pending settlements and returns the writer connection to the pool.
+// In-flight exchanges finish on their own and settle through the pool.
 func (g *Gate) Close() error {
 	g.stop()
 	<-g.done
+	g.bg.Wait()
 	g.settling.Wait()
 	return g.ledger.close()
 }

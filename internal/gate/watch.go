@@ -48,8 +48,7 @@ func (g *Gate) cutGrant(id string, cause error) {
 // watch re-reads, every WatchInterval, the grants that have streams in
 // flight and cuts those no longer live: revocation by another process
 // (coagent8 gate revoke) thus takes effect within about one interval
-// (notes/gate.md §5: no cached "valid" outlives one request). It also
-// runs the writer's background checkpoint.
+// (notes/gate.md §5: no cached "valid" outlives one request).
 func (g *Gate) watch(ctx context.Context) {
 	defer close(g.done)
 	t := time.NewTicker(g.opts.WatchInterval)
@@ -60,7 +59,6 @@ func (g *Gate) watch(ctx context.Context) {
 			return
 		case <-t.C:
 			g.sweep(ctx)
-			g.ledger.w.checkpoint(ctx, g.ledger.db)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // writer serialises the gate's hot-path writes — admission (with the
@@ -14,20 +15,22 @@ import (
 // process otherwise meet SQLite's busy handler, which sleeps 1, 2, 5, 10
 // ms… between retries: that, not the work, made the gate's p99 (issue 9).
 // A Go mutex hands the lock over in microseconds. Other processes (a
-// `coagent8 gate revoke`, a second gate) still meet the busy timeout.
+// `coagent8 gate revoke`, a second gate) still meet the busy timeout, and
+// SQLite's write lock still decides between them.
 //
 // Checkpoints are moved off the request path too: with SQLite's default
 // (wal_autocheckpoint=1000 pages) every few hundred requests one commit
 // ran a checkpoint — two fsyncs — while holding the write lock, which was
-// the gate's p99. The writer connection checkpoints automatically only
-// past walValve pages, a bound for sustained saturation; below it
-// [ledger.checkpoint] runs a PASSIVE checkpoint from the watcher on
-// another connection, without the writer's lock, so commits never wait
-// for it. Durability is unchanged: a commit is durable (WAL,
-// synchronous=NORMAL) before and after its checkpoint.
+// the gate's p99. The writer connection checkpoints by itself only past
+// walValve pages, a bound for sustained saturation; below it
+// [writer.checkpoints] runs PASSIVE checkpoints on another connection,
+// without the writer's lock, so commits never wait for them. Durability
+// is unchanged: a commit is durable (WAL, synchronous=NORMAL) before and
+// after its checkpoint.
 type writer struct {
+	db    *sql.DB
 	mu    sync.Mutex
-	conn  *sql.Conn
+	conn  *sql.Conn   // nil once closed: writes then use the pool
 	dirty atomic.Bool // a write transaction began since the last checkpoint
 }
 
@@ -40,6 +43,9 @@ const walValve = 8192
 // connection goes back to the shared pool.
 const sqliteAutocheckpoint = 1000
 
+// checkpointEvery is the period of the background checkpoint.
+const checkpointEvery = 250 * time.Millisecond
+
 func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
 	c, err := db.Conn(ctx)
 	if err != nil {
@@ -49,7 +55,7 @@ func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
 		c.Close()
 		return nil, fmt.Errorf("gate writer connection: %w", err)
 	}
-	return &writer{conn: c}, nil
+	return &writer{db: db, conn: c}, nil
 }
 
 // begin locks the writer and starts a write transaction; the caller ends
@@ -57,7 +63,13 @@ func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
 func (w *writer) begin(ctx context.Context) (*sql.Tx, error) {
 	w.mu.Lock()
 	w.dirty.Store(true)
-	tx, err := w.conn.BeginTx(ctx, nil) // BEGIN IMMEDIATE (store DSN)
+	var tx *sql.Tx
+	var err error
+	if w.conn != nil {
+		tx, err = w.conn.BeginTx(ctx, nil) // BEGIN IMMEDIATE (store DSN)
+	} else {
+		tx, err = w.db.BeginTx(ctx, nil) // a settlement after Close
+	}
 	if err != nil {
 		w.mu.Unlock()
 		return nil, fmt.Errorf("begin: %w", err)
@@ -79,19 +91,35 @@ func (w *writer) write(ctx context.Context, fn func(*sql.Tx) error) error {
 	return tx.Commit()
 }
 
-// checkpoint runs a PASSIVE checkpoint on db (not the writer connection,
-// and without its lock) when anything was written since the last one. It
-// is best effort: a failure leaves the frames for the next one.
-func (w *writer) checkpoint(ctx context.Context, db *sql.DB) {
-	if w.dirty.Swap(false) {
-		db.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+// checkpoints runs a PASSIVE checkpoint every checkpointEvery when
+// anything was written since the last one, until ctx ends. It has its
+// own goroutine: a slow fsync must not delay the revocation sweep. A
+// failed checkpoint leaves the frames for the next one.
+func (w *writer) checkpoints(ctx context.Context) {
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if w.dirty.Swap(false) {
+				w.db.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+			}
+		}
 	}
 }
 
-// close restores the connection's default and returns it to the pool.
+// close restores the connection's default and returns it to the pool;
+// later writes (a stream that outlives [Gate.Close]) use the pool.
 func (w *writer) close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.conn == nil {
+		return nil
+	}
 	w.conn.ExecContext(context.Background(), fmt.Sprintf("PRAGMA wal_autocheckpoint=%d", sqliteAutocheckpoint))
-	return w.conn.Close()
+	err := w.conn.Close()
+	w.conn = nil
+	return err
 }
