@@ -25,7 +25,11 @@
 // against the bytes, target, purpose, policy and clock at send time and
 // then consumes one use and the full byte size of the purpose's durable
 // account (internal/egress/ledger) — every transmission, a retry
-// included. A decision is single-use.
+// included. A decision is single-use. [Decider.SealJoint] makes that
+// claim inside a caller's write transaction on the same database, so the
+// provider gate's budget reservation and the disclosure claim commit or
+// roll back together (issue 9): a request the gate then refuses consumes
+// no disclosure capacity, and an admitted one costs one transaction.
 //
 // # Custody
 //

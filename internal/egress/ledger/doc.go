@@ -17,7 +17,9 @@
 //
 // [Ledger.Claim] consumes one use and the complete byte size in one
 // SQLite write transaction, before the first byte is sent: concurrent
-// claims never exceed the ceiling. A claim is never refunded — not on
+// claims never exceed the ceiling. [Ledger.ClaimTx] makes the same claim
+// inside a caller's transaction, counted only if that commits. A
+// committed claim is never refunded — not on
 // refusal later on, expiry, cancellation, an upstream failure or an
 // uncertain outcome.
 //
