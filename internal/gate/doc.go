@@ -12,9 +12,11 @@
 //  4. checks provider and exact model in the body, and has the body's
 //     egress decision settled ([Options.Egress], required: internal/egress
 //     classifies, filters or refuses it and consumes disclosure capacity);
-//  5. atomically — one SQLite UPDATE — checks that the grant is live,
-//     unexpired and has request, token and spend budget for the worst
-//     case of this request, reserving it;
+//  5. atomically — one conditional SQLite UPDATE — checks that the grant
+//     is live, unexpired and has request, token and spend budget for the
+//     worst case of this request, reserving it. With [egress.Decider] the
+//     disclosure claim of step 4 and this reservation are one write
+//     transaction: a refusal by either consumes nothing of both;
 //  6. only then resolves the real credential from the grant's
 //     [secret.Ref], strips every inbound credential and forwarding header,
 //     sets the real one and forwards to the provider's fixed origin;
@@ -41,4 +43,11 @@
 // the request's byte length (a token is at least one byte for the
 // providers' tokenizers on text) and output by max_tokens or the grant's
 // output ceiling. It is not a general proxy and never follows redirects.
+//
+// # Performance
+//
+// One write transaction per admission and one per settlement, on a
+// pinned writer connection behind a mutex, with prepared statements;
+// WAL checkpoints run in the background (see writer.go). Numbers and
+// the command are in docs/PERFORMANCE.md, "Provider gate".
 package gate
