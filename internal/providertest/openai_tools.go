@@ -1,0 +1,71 @@
+package providertest
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+)
+
+// FunctionCall scripts one model tool call of the OpenAI double: the
+// function's name as the CLI declared it (Codex 0.169.0 declares
+// "exec_command" with {"cmd": "..."}) and its JSON arguments.
+type FunctionCall struct {
+	Name      string
+	Arguments map[string]any
+}
+
+// NewOpenAITools starts a Responses API double whose first len(calls)
+// streamed requests are answered with one function_call output item each;
+// later requests are answered from opts like [NewOpenAI]. It exists for
+// end-to-end tests in which a real CLI must try to act (e.g. write a file)
+// and report the result in its next request.
+func NewOpenAITools(t testing.TB, opts Options, calls ...FunctionCall) *OpenAI {
+	o := &OpenAI{}
+	o.opts = opts
+	pending := make(chan FunctionCall, len(calls))
+	for _, c := range calls {
+		pending <- c
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/responses", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case c := <-pending:
+			o.functionCall(w, r, c)
+		default:
+			o.responses(w, r)
+		}
+	})
+	mux.HandleFunc("GET /v1/models", o.models)
+	mux.HandleFunc("/", o.notFound)
+	o.start(t, mux)
+	return o
+}
+
+// functionCall streams one function_call item and completes the response.
+func (o *OpenAI) functionCall(w http.ResponseWriter, r *http.Request, c FunctionCall) {
+	rec, err := o.record(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var req messageRequest
+	json.Unmarshal(rec.Body, &req)
+	model := o.model(req.Model)
+	args, _ := json.Marshal(c.Arguments)
+	item := map[string]any{"id": "fc_test01", "type": "function_call", "status": "completed",
+		"call_id": "call_test01", "name": c.Name, "arguments": string(args)}
+	s := newSSE(w, 0)
+	seq := 0
+	ev := func(name string, m map[string]any) {
+		m["type"], m["sequence_number"] = name, seq
+		seq++
+		s.event(name, js(m))
+	}
+	ev("response.created", map[string]any{"response": response(model, "in_progress", []any{}, Reply{})})
+	ev("response.output_item.added", map[string]any{"output_index": 0, "item": item})
+	ev("response.output_item.done", map[string]any{"output_index": 0, "item": item})
+	ev("response.completed", map[string]any{"response": response(model, "completed", []any{item}, Reply{})})
+	if s.err == nil {
+		o.complete(rec)
+	}
+}
