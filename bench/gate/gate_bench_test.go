@@ -26,9 +26,11 @@ import (
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/egress"
 	"github.com/coagent8/coagent8/internal/egress/ledger"
+	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/evidence"
 	"github.com/coagent8/coagent8/internal/gate"
 	"github.com/coagent8/coagent8/internal/providertest"
+	"github.com/coagent8/coagent8/internal/redact"
 	"github.com/coagent8/coagent8/internal/secret"
 	"github.com/coagent8/coagent8/internal/store"
 )
@@ -50,7 +52,14 @@ func startGate(b *testing.B, upstream string) (url, phantom string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g, err := gate.New(context.Background(), gate.Options{DB: db, Key: key, Egress: decider(b, db, dir),
+	// The security event log as `coagent8 gate serve` writes it: every
+	// decision a redacted JSON line in a file.
+	sink, err := event.OpenFile(filepath.Join(dir, "events.jsonl"), redact.NewDiagnostic(""))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { sink.Close() })
+	g, err := gate.New(context.Background(), gate.Options{DB: db, Key: key, Egress: decider(b, db, dir, sink), Events: sink,
 		Secrets:                     secret.Resolver{Env: config.FromList([]string{"K=sk-ant-bench-" + strings.Repeat("b", 30)})},
 		Upstreams:                   map[gate.Provider]string{gate.Anthropic: upstream},
 		UnsafeAllowLoopbackUpstream: true})
@@ -72,7 +81,7 @@ func startGate(b *testing.B, upstream string) (url, phantom string) {
 
 // decider is the egress decider `coagent8 gate serve` builds without an
 // egress section: the built-in policy, the ledger on the same database.
-func decider(b *testing.B, db *store.DB, dir string) *egress.Decider {
+func decider(b *testing.B, db *store.DB, dir string, events event.Sink) *egress.Decider {
 	pol, err := egress.NewPolicy(egress.DefaultConfig())
 	if err != nil {
 		b.Fatal(err)
@@ -85,7 +94,7 @@ func decider(b *testing.B, db *store.DB, dir string) *egress.Decider {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d, err := egress.New(egress.Options{Policy: pol, Ledger: led, Key: key})
+	d, err := egress.New(egress.Options{Policy: pol, Ledger: led, Key: key, Events: events})
 	if err != nil {
 		b.Fatal(err)
 	}
