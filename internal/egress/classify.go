@@ -3,6 +3,7 @@ package egress
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"regexp"
 	"slices"
 
@@ -58,7 +59,7 @@ func classify(p *Policy, src LineageSource, body []byte, isJSON bool) (classific
 	for _, i := range c.labels {
 		c.add(p.labels[i].weight, p.labels[i].category)
 	}
-	if hasCredential(body) {
+	if hasCredential(body, isJSON) {
 		c.add(1, Credentials)
 	}
 	return c, nil
@@ -72,10 +73,50 @@ func (c *classification) add(w float64, k Category) {
 }
 
 // hasCredential reports whether the answer-profile redactor (the
-// credential formats of R-048) would change body.
-func hasCredential(body []byte) bool {
-	out := answerRedactor.Bytes(body)
-	return len(out) != len(body) || !bytes.Equal(out, body)
+// credential formats of R-048) would change body — or, for a JSON body
+// that uses \u or \/ escapes, the decoded strings the provider will read:
+// a credential written as "sk\u002dant\u002d…" reaches the provider whole
+// (red-team finding). A JSON body that does not decode is treated as
+// carrying one (fail closed).
+func hasCredential(body []byte, isJSON bool) bool {
+	if changes(body) {
+		return true
+	}
+	if !isJSON || !(bytes.Contains(body, []byte(`\u`)) || bytes.Contains(body, []byte(`\/`))) {
+		return false
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return true
+	}
+	var decoded bytes.Buffer
+	collectStrings(v, &decoded)
+	return changes(decoded.Bytes())
+}
+
+func changes(b []byte) bool {
+	out := answerRedactor.Bytes(b)
+	return len(out) != len(b) || !bytes.Equal(out, b)
+}
+
+// collectStrings writes every string (object keys included) of a decoded
+// JSON value to w, one per line, so the redactor sees each whole.
+func collectStrings(v any, w *bytes.Buffer) {
+	switch t := v.(type) {
+	case string:
+		w.WriteString(t)
+		w.WriteByte('\n')
+	case []any:
+		for _, e := range t {
+			collectStrings(e, w)
+		}
+	case map[string]any:
+		for k, e := range t {
+			w.WriteString(k)
+			w.WriteByte('\n')
+			collectStrings(e, w)
+		}
+	}
 }
 
 // influence is the digest of the matched label set (restricted).

@@ -1,10 +1,13 @@
 package gate
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 )
 
 // body is the part of a model request the gate reads.
@@ -33,8 +36,20 @@ func readBody(r *http.Request) ([]byte, error) {
 	return io.ReadAll(body)
 }
 
+// meteredKeys are the top-level keys the gate binds and meters on.
+var meteredKeys = []string{"model", "max_tokens", "max_output_tokens"}
+
 // parseBody reads the model and the output limit of a request body.
+// encoding/json matches keys case-insensitively (with Unicode folding)
+// and keeps the last duplicate, while providers read keys exactly; the
+// gate forwards the original bytes, so a body whose top-level keys are
+// duplicated, or whose metered keys appear in another spelling, is
+// refused: otherwise the gate could meter one model or limit while the
+// provider runs another (red-team finding, parser differential).
 func parseBody(b []byte) (body, error) {
+	if err := strictKeys(b); err != nil {
+		return body{}, err
+	}
 	var req body
 	if err := json.Unmarshal(b, &req); err != nil {
 		return body{}, errors.New("request body is not a JSON object")
@@ -60,4 +75,35 @@ func (b body) outputLimit(ceiling int64) int64 {
 		return *b.MaxOutputTokens
 	}
 	return ceiling
+}
+
+// strictKeys refuses duplicate top-level keys and case- or
+// Unicode-folded variants of the metered keys.
+func strictKeys(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return errors.New("request body is not a JSON object")
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return errors.New("request body is not a JSON object")
+		}
+		if seen[key] {
+			return errors.New("request body repeats the key " + strconv.Quote(key))
+		}
+		seen[key] = true
+		for _, m := range meteredKeys {
+			if key != m && strings.EqualFold(key, m) {
+				return errors.New("request body spells " + m + " ambiguously")
+			}
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return errors.New("request body is not a JSON object")
+		}
+	}
+	return nil
 }
