@@ -36,23 +36,37 @@ func readBody(r *http.Request) ([]byte, error) {
 	return io.ReadAll(body)
 }
 
-// meteredKeys are the top-level keys the gate binds and meters on.
-var meteredKeys = []string{"model", "max_tokens", "max_output_tokens"}
-
-// parseBody reads the model and the output limit of a request body.
-// encoding/json matches keys case-insensitively (with Unicode folding)
-// and keeps the last duplicate, while providers read keys exactly; the
-// gate forwards the original bytes, so a body whose top-level keys are
-// duplicated, or whose metered keys appear in another spelling, is
-// refused: otherwise the gate could meter one model or limit while the
-// provider runs another (red-team finding, parser differential).
+// parseBody reads the model and the output limit of a request body in one
+// pass over its top-level keys. encoding/json alone would match keys
+// case-insensitively (with Unicode folding) and keep the last duplicate,
+// while providers read keys exactly; the gate forwards the original
+// bytes, so a body whose top-level keys repeat, or whose metered keys
+// appear in another spelling, is refused: otherwise the gate could meter
+// one model or limit while the provider runs another (red-team finding,
+// parser differential).
 func parseBody(b []byte) (body, error) {
-	if err := strictKeys(b); err != nil {
-		return body{}, err
-	}
 	var req body
-	if err := json.Unmarshal(b, &req); err != nil {
-		return body{}, errors.New("request body is not a JSON object")
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return body{}, errNotObject
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return body{}, errNotObject
+		}
+		if seen[key] {
+			return body{}, errors.New("request body repeats the key " + strconv.Quote(key))
+		}
+		seen[key] = true
+		if err := req.field(dec, key); err != nil {
+			return body{}, err
+		}
+	}
+	if _, err := dec.Token(); err != nil || len(bytes.TrimSpace(b[dec.InputOffset():])) != 0 {
+		return body{}, errNotObject // nothing may follow the object
 	}
 	if req.Model == "" {
 		return body{}, errors.New("request body names no model")
@@ -65,6 +79,34 @@ func parseBody(b []byte) (body, error) {
 	return req, nil
 }
 
+var errNotObject = errors.New("request body is not a JSON object")
+
+// field decodes the value of key into req when it is a metered key, and
+// skips it otherwise.
+func (req *body) field(dec *json.Decoder, key string) error {
+	var dst any
+	switch key {
+	case "model":
+		dst = &req.Model
+	case "max_tokens":
+		dst = &req.MaxTokens
+	case "max_output_tokens":
+		dst = &req.MaxOutputTokens
+	default:
+		for _, m := range []string{"model", "max_tokens", "max_output_tokens"} {
+			if strings.EqualFold(key, m) {
+				return errors.New("request body spells " + m + " ambiguously")
+			}
+		}
+		var skip json.RawMessage
+		dst = &skip
+	}
+	if err := dec.Decode(dst); err != nil {
+		return errors.New("request body has an invalid " + strconv.Quote(key))
+	}
+	return nil
+}
+
 // outputLimit returns the output tokens to reserve: the request's own
 // limit (the provider enforces it), else the grant's ceiling.
 func (b body) outputLimit(ceiling int64) int64 {
@@ -75,35 +117,4 @@ func (b body) outputLimit(ceiling int64) int64 {
 		return *b.MaxOutputTokens
 	}
 	return ceiling
-}
-
-// strictKeys refuses duplicate top-level keys and case- or
-// Unicode-folded variants of the metered keys.
-func strictKeys(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return errors.New("request body is not a JSON object")
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		key, ok := t.(string)
-		if err != nil || !ok {
-			return errors.New("request body is not a JSON object")
-		}
-		if seen[key] {
-			return errors.New("request body repeats the key " + strconv.Quote(key))
-		}
-		seen[key] = true
-		for _, m := range meteredKeys {
-			if key != m && strings.EqualFold(key, m) {
-				return errors.New("request body spells " + m + " ambiguously")
-			}
-		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return errors.New("request body is not a JSON object")
-		}
-	}
-	return nil
 }

@@ -18,6 +18,9 @@ func TestParseBodyReadsWhatAStrictUpstreamReads(t *testing.T) {
 		{"duplicate model", `{"model":"claude-opus-9","model":"claude-sonnet-5-5","max_tokens":10}`},
 		{"kelvin max_tokens last", `{"model":"claude-sonnet-5-5","max_tokens":64000,"max_to` + "\u212a" + `ens":1}`},
 		{"case variant max_output_tokens", `{"model":"gpt-5.4","max_output_tokens":64000,"MAX_OUTPUT_TOKENS":1}`},
+		{"duplicate other key", `{"model":"claude-sonnet-5-5","stream":true,"stream":false}`},
+		{"trailing object", `{"model":"claude-sonnet-5-5"}{"model":"claude-opus-9"}`},
+		{"model not a string", `{"model":["claude-sonnet-5-5"]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -26,5 +29,12 @@ func TestParseBodyReadsWhatAStrictUpstreamReads(t *testing.T) {
 				t.Fatalf("parseBody(%s) = model %q, limit %d; want an error (ambiguous keys)", tt.body, got.Model, got.outputLimit(0))
 			}
 		})
+	}
+}
+
+func TestParseBodyAcceptsOrdinaryRequests(t *testing.T) {
+	got, err := parseBody([]byte(` {"model":"claude-sonnet-5-5","max_tokens":32000,"stream":true,"messages":[{"role":"user","content":"MODEL max_tokens"}]} `))
+	if err != nil || got.Model != "claude-sonnet-5-5" || got.outputLimit(0) != 32000 {
+		t.Fatalf("parseBody = %+v, %v", got, err)
 	}
 }
