@@ -15,6 +15,13 @@ import (
 // [ErrConfigConflict], [ErrUsesExhausted] or [ErrBytesExhausted]; any
 // other error means the store failed and the caller must not send either.
 func (l *Ledger) Claim(ctx context.Context, purpose string, c Ceiling, n int64, r Record) error {
+	// Claims of this process queue on a Go lock, not in SQLite's
+	// sleep-and-retry busy handler: with hundreds of concurrent claims the
+	// handler is unfair and one of them could wait past the busy timeout
+	// (a refusal for no reason). Other processes still serialise through
+	// SQLite's own lock.
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
 	tx, err := l.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE (store DSN): one writer at a time
 	if err != nil {
 		return fmt.Errorf("claim: %w", err)

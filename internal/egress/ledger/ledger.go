@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/store"
@@ -45,6 +46,8 @@ type Ceiling struct {
 // Ledger is the disclosure ledger of one database. Safe for concurrent
 // use (SQLite serializes the write transactions).
 type Ledger struct {
+	writeMu sync.Mutex // serialises this process's own claims (Claim)
+
 	db    *sql.DB
 	host  string
 	now   func() time.Time
