@@ -69,7 +69,14 @@ func (b *Backend) childEnv(home string, uc userConfig) []string {
 	if k := uc.EnvKey; envKey(k) && (b.opts.APIKeyBilling || !isProviderKey(k)) {
 		extra = append(extra, k)
 	}
-	return process.Environ(b.env, extra, map[string]string{"CODEX_HOME": home})
+	// CODEX_HOME is passed only when the user set it: Codex refuses an
+	// explicit CODEX_HOME that does not exist yet, while without it Codex
+	// uses (and creates) ~/.codex, the same directory codexHome reads.
+	set := map[string]string{}
+	if _, ok := b.env.Lookup("CODEX_HOME"); ok {
+		set["CODEX_HOME"] = home
+	}
+	return process.Environ(b.env, extra, set)
 }
 
 func isProviderKey(k string) bool {

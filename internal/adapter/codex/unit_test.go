@@ -159,7 +159,7 @@ func TestChildEnv(t *testing.T) {
 	env := config.FromList([]string{"HOME=/h", "PATH=/bin", "MY_KEY=v", "OPENAI_API_KEY=sk-x", "GITHUB_TOKEN=g", "CODEX_API_KEY=c"})
 	b, _ := New(env, Options{})
 	got := strings.Join(b.childEnv("/h/.codex", userConfig{EnvKey: "MY_KEY"}), " ")
-	for _, want := range []string{"CODEX_HOME=/h/.codex", "MY_KEY=v", "PATH=/bin"} {
+	for _, want := range []string{"MY_KEY=v", "PATH=/bin"} { // CODEX_HOME: TestCodexHomeIsPassedOnlyWhenSet
 		if !strings.Contains(got, want) {
 			t.Errorf("env lacks %s: %s", want, got)
 		}
@@ -194,6 +194,30 @@ func TestAnswer(t *testing.T) {
 	for _, tt := range tests {
 		if got := answer(tt.msgs); got != tt.want {
 			t.Errorf("answer(%v) = %q, want %q", tt.msgs, got, tt.want)
+		}
+	}
+}
+
+func TestCodexHomeIsPassedOnlyWhenSet(t *testing.T) {
+	for _, tt := range []struct {
+		env  []string
+		want string // "" = absent
+	}{
+		{[]string{"HOME=/h", "PATH=/bin"}, ""},
+		{[]string{"HOME=/h", "PATH=/bin", "CODEX_HOME=/c/../c"}, "CODEX_HOME=/c"},
+	} {
+		b, err := New(config.FromList(tt.env), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, kv := range b.childEnv(codexHome(b.env), userConfig{}) {
+			if strings.HasPrefix(kv, "CODEX_HOME=") {
+				got = kv
+			}
+		}
+		if got != tt.want {
+			t.Errorf("env %v: child CODEX_HOME = %q, want %q", tt.env, got, tt.want)
 		}
 	}
 }
