@@ -100,6 +100,9 @@ func (s *session) verified(ctx context.Context, t adapter.Turn, pr prepared) (th
 	if err := s.handshake(ctx); err != nil {
 		return threadResult{}, err
 	}
+	if err := s.signedIn(ctx); err != nil {
+		return threadResult{}, err
+	}
 	servers, _, err := s.effectiveServers(ctx, t.Workspace, pr.uc.Servers)
 	if err != nil {
 		return threadResult{}, err
@@ -231,4 +234,20 @@ func answer(msgs []agentMessage) string {
 func verifiedLine(servers int, version string) string {
 	return fmt.Sprintf("codex.thread: sandbox=readOnly networkAccess=false approvalPolicy=never mcp_servers_disabled=%d features_off=[%s] version=%s",
 		servers, strings.Join(DisabledFeatures, ","), clip(version, 32))
+}
+
+// signedIn refuses a turn at once when Codex itself reports that its
+// provider needs OpenAI sign-in and no account is signed in: otherwise the
+// CLI retries the provider until the turn's deadline (newcomer report). A
+// failed account/read is not a refusal: the turn's own errors tell.
+func (s *session) signedIn(ctx context.Context) error {
+	var r accountResult
+	if err := s.call(ctx, "account/read", map[string]any{}, &r); err != nil {
+		return nil
+	}
+	if r.Account == nil && r.RequiresOpenaiAuth {
+		return fault.New(fault.AuthRequired, "codex.not_signed_in",
+			"Codex is not signed in. Run `codex login` (or configure an API-key provider), then retry.")
+	}
+	return nil
 }
