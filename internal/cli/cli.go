@@ -3,6 +3,22 @@
 //
 // Each subcommand lives in its own file with a constructor newXCmd(app) and
 // is registered in [newRoot]. Exit codes are typed ([ExitCode]).
+//
+// # Errors and exit codes
+//
+// A command's RunE returns one of:
+//   - nil: exit 0;
+//   - usageError: bad flags or arguments, printed as "coagent8: MESSAGE" plus
+//     a help hint, exit 2;
+//   - a *fault.Error: printed with its code and reason; the code picks the
+//     exit status (see [app.report]);
+//   - any other error: a failure inside the command, reported as the generic
+//     internal PROCESS_ERROR (exit 1) so an unvetted message never reaches
+//     the terminal.
+//
+// Errors cobra raises itself (unknown command, wrong argument count, missing
+// required flag) never pass through a RunE; they reach [app.report] as plain
+// errors and are usage errors (exit 2).
 package cli
 
 import (
@@ -57,20 +73,24 @@ func MainEnv(ctx context.Context, args []string, stdio Stdio, env config.Env) in
 	root.SetIn(stdio.In)
 	root.SetOut(stdio.Out)
 	root.SetErr(stdio.Err)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return ExitOK
 	}
-	return a.report(err)
+	return a.report(cmd, err)
 }
 
-func (a *app) report(err error) int {
+// report prints err for the terminal and returns the exit status. cmd is
+// the command that ran or failed to parse (for the help hint).
+func (a *app) report(cmd *cobra.Command, err error) int {
 	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(a.io.Err, "coagent8: %v\nRun 'coagent8 --help' for usage.\n", ue.err)
-		return ExitUsage
+	var fe *fault.Error
+	switch {
+	case errors.As(err, &ue):
+		return a.usage(cmd, ue.err)
+	case !errors.As(err, &fe):
+		return a.usage(cmd, err) // cobra's own: unknown command, argument count, required flag
 	}
-	fe := fault.From(err)
 	fmt.Fprintf(a.io.Err, "coagent8: error [%s] %s (reason: %s)\n", fe.Code, fe.Message, fe.Reason)
 	switch fe.Code {
 	case fault.PolicyDenied, fault.SandboxUnavailable, fault.NestedTurn:
@@ -79,6 +99,15 @@ func (a *app) report(err error) int {
 		return ExitUsage
 	}
 	return ExitFailure
+}
+
+func (a *app) usage(cmd *cobra.Command, err error) int {
+	path := "coagent8"
+	if cmd != nil {
+		path = cmd.CommandPath()
+	}
+	fmt.Fprintf(a.io.Err, "coagent8: %v\nRun '%s --help' for usage.\n", err, path)
+	return ExitUsage
 }
 
 // usageError marks bad command-line usage (exit 2).
@@ -97,7 +126,7 @@ With no arguments it serves MCP over stdio (this is how hosts start it).`,
 		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		Args:          noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.serve(cmd.Context())
 		},
@@ -106,5 +135,6 @@ With no arguments it serves MCP over stdio (this is how hosts start it).`,
 	for _, c := range subcommands(a) {
 		root.AddCommand(c)
 	}
+	prepare(root)
 	return root
 }

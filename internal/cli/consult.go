@@ -28,7 +28,7 @@ func newConsultCmd(a *app) *cobra.Command {
 		Short: "Consult a backend once from the terminal (same path as the MCP consult tool)",
 		Example: `  coagent8 consult --backend claude --workspace "$PWD" "Is this locking scheme safe?"
   git diff | coagent8 consult --backend codex --workspace "$PWD" -`,
-		Args: cobra.ExactArgs(1),
+		Args: wantArgs("QUESTION"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.consult(cmd, o, args[0])
 		},

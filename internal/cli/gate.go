@@ -148,7 +148,7 @@ func newGateIDCmd(a *app, verb string) *cobra.Command {
 	return &cobra.Command{
 		Use:   verb + " GRANT_ID",
 		Short: short,
-		Args:  cobra.ExactArgs(1),
+		Args:  wantArgs("GRANT_ID"),
 		RunE:  func(cmd *cobra.Command, args []string) error { return a.gateByID(cmd.Context(), verb, args[0]) },
 	}
 }

@@ -43,7 +43,12 @@ no network and none of this environment. The receipt (JSON) goes to
 The first run of a new binary or kernel qualifies the sandbox on this host
 (see 'coagent8 sandbox qualify'); a host that cannot enforce every boundary
 refuses with SANDBOX_UNAVAILABLE. There is no unsandboxed fallback.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fmt.Errorf("missing the command: put its absolute path and arguments after --")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() != 0 {
 				return usageError{fmt.Errorf("put the command after --")}

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/coagent8/coagent8/internal/config"
+)
+
+// runCLI runs the command line in-process with captured streams.
+func runCLI(t *testing.T, env config.Env, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = MainEnv(context.Background(), args, Stdio{In: strings.NewReader(stdin), Out: &out, Err: &errb}, env)
+	return code, out.String(), errb.String()
+}
+
+func testEnv(t *testing.T, extra ...string) config.Env {
+	t.Helper()
+	return config.FromList(append([]string{"COAGENT8_DIR=" + t.TempDir(), "HOME=" + t.TempDir()}, extra...))
+}
+
+// TestUsageErrors: cobra's own errors (unknown command, argument count)
+// and an unknown subcommand of a group are usage errors: one line naming
+// the problem, the help hint of the command at fault, exit 2, nothing on
+// stdout — never the generic internal error.
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string // substring of the first stderr line
+		hint string
+	}{
+		{[]string{"version"}, `unknown command "version" for "coagent8"; did you mean --version?`, "coagent8"},
+		{[]string{"nonsense"}, `unknown command "nonsense" for "coagent8"`, "coagent8"},
+		{[]string{"pricess"}, `did you mean prices?`, "coagent8"},
+		{[]string{"consult"}, "missing QUESTION", "coagent8 consult"},
+		{[]string{"consult", "a", "b"}, "too many arguments: want QUESTION, got 2", "coagent8 consult"},
+		{[]string{"redact", "FILE"}, `unknown command "FILE" for "coagent8 redact"`, "coagent8 redact"},
+		{[]string{"sandbox", "run"}, "missing the command", "coagent8 sandbox run"},
+		{[]string{"gate", "revoke"}, "missing GRANT_ID", "coagent8 gate revoke"},
+		{[]string{"doctor", "extra"}, `unknown command "extra" for "coagent8 doctor"`, "coagent8 doctor"},
+		{[]string{"prices", "show", "extra"}, `unknown command "extra" for "coagent8 prices show"`, "coagent8 prices show"},
+		{[]string{"prices", "bogus"}, `unknown command "bogus" for "coagent8 prices"`, "coagent8 prices"},
+		{[]string{"gate", "bogus"}, `unknown command "bogus" for "coagent8 gate"`, "coagent8 gate"},
+		{[]string{"sandbox", "bogus"}, `unknown command "bogus" for "coagent8 sandbox"`, "coagent8 sandbox"},
+		{[]string{"audit", "--limit", "x"}, `invalid argument "x" for "--limit"`, "coagent8 audit"},
+		{[]string{"--no-such-flag"}, "unknown flag: --no-such-flag", "coagent8"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, out, errs := runCLI(t, testEnv(t), "", tt.args...)
+			lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+			wantHint := "Run '" + tt.hint + " --help' for usage."
+			if code != ExitUsage || out != "" || len(lines) != 2 || !strings.HasPrefix(lines[0], "coagent8: ") ||
+				!strings.Contains(lines[0], tt.want) || lines[1] != wantHint {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d, %q then %q", code, out, errs, ExitUsage, tt.want, wantHint)
+			}
+			if strings.Contains(errs, "internal error") {
+				t.Errorf("usage error reported as internal: %q", errs)
+			}
+		})
+	}
+}
+
+// TestGroupsWithoutSubcommand: a bare group still prints its help and
+// exits 0 (unchanged), listing its subcommands.
+func TestGroupsWithoutSubcommand(t *testing.T) {
+	for _, group := range []string{"prices", "gate", "sandbox"} {
+		code, out, errs := runCLI(t, testEnv(t), "", group)
+		if code != ExitOK || !strings.Contains(out, "coagent8 "+group+" [command]") || errs != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", group, code, out, errs)
+		}
+	}
+}
+
+// TestCommandPlainErrorStaysInternal: a plain error returned by a
+// command's own RunE is a failure (exit 1, generic message), not a usage
+// error, and its text does not reach the terminal.
+func TestCommandPlainErrorStaysInternal(t *testing.T) {
+	var errb bytes.Buffer
+	a := &app{io: Stdio{Err: &errb}}
+	code := a.report(nil, commandError(errTest("open /secret/path: permission denied")))
+	if errs := errb.String(); code != ExitFailure || strings.Contains(errs, "/secret/path") || !strings.Contains(errs, "PROCESS_ERROR") {
+		t.Errorf("exit %d, stderr %q; want %d and the generic PROCESS_ERROR", code, errs, ExitFailure)
+	}
+}
+
+type errTest string
+
+func (e errTest) Error() string { return string(e) }

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coagent8/coagent8/internal/fault"
+)
+
+// prepare walks the command tree once it is built:
+//   - a group (a command with subcommands and nothing to run of its own)
+//     prints its help when called bare and refuses anything else as an
+//     unknown command; cobra alone would print the help and exit 0 for
+//     `coagent8 prices bogus`, hiding the typo from scripts;
+//   - every RunE is wrapped so that a plain error it returns is the generic
+//     internal fault, never mistaken for cobra's own usage errors by
+//     [app.report] (see the package doc).
+func prepare(c *cobra.Command) {
+	if c.HasSubCommands() && c.Run == nil && c.RunE == nil {
+		c.Args = noArgs
+		c.DisableFlagsInUseLine = true
+		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	}
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error { return commandError(run(cmd, args)) }
+	}
+	for _, sub := range c.Commands() {
+		prepare(sub)
+	}
+}
+
+// commandError keeps the error types [app.report] distinguishes and turns
+// anything else into the generic internal fault.
+func commandError(err error) error {
+	var ue usageError
+	var fe *fault.Error
+	if err == nil || errors.As(err, &ue) || errors.As(err, &fe) {
+		return err
+	}
+	return fault.From(err)
+}
+
+// noArgs is cobra.NoArgs with a hint: an argument that names a flag of
+// the command (`coagent8 version`) suggests the flag, else close
+// subcommand names are suggested.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if f := cmd.Flags().Lookup(args[0]); f != nil {
+		return fmt.Errorf("%s; did you mean --%s?", msg, f.Name)
+	}
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2 // cobra's default, applied only on its own path
+	}
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		return fmt.Errorf("%s; did you mean %s?", msg, strings.Join(s, " or "))
+	}
+	return errors.New(msg)
+}
+
+// wantArgs accepts exactly the named positional arguments and says which
+// one is missing or that there are too many (cobra.ExactArgs only counts).
+func wantArgs(names ...string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		switch {
+		case len(args) < len(names):
+			return fmt.Errorf("missing %s", names[len(args)])
+		case len(args) > len(names):
+			return fmt.Errorf("too many arguments: want %s, got %d (quote an argument that contains spaces)",
+				strings.Join(names, " "), len(args))
+		}
+		return nil
+	}
+}
