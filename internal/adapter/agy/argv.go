@@ -18,27 +18,6 @@ type invocation struct {
 	timeout time.Duration
 }
 
-// isUUID reports whether s is a full UUID, as resume ids must be
-// (backends.md §3): ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$,
-// checked by hand (no init-time regexp; issue 8 performance).
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case i == 8 || i == 13 || i == 18 || i == 23:
-			if c != '-' {
-				return false
-			}
-		case !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'):
-			return false
-		}
-	}
-	return true
-}
-
 func isAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
@@ -75,7 +54,7 @@ func (b *Backend) prepare(t adapter.Turn) (invocation, error) {
 	if err != nil {
 		return invocation{}, err
 	}
-	if t.SessionID != "" && !isUUID(t.SessionID) {
+	if t.SessionID != "" && !adapter.IsUUID(t.SessionID) {
 		return invocation{}, fault.New(fault.SessionInvalid, "agy.session_id", "The session cannot be continued.")
 	}
 	path, _, err := process.Resolve(b.env, "agy", "AGY_PATH", "GEMINI_PATH")

@@ -12,7 +12,6 @@ var idPatterns = []struct {
 	pattern string
 	check   func(string) bool
 }{
-	{"isUUID", `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`, isUUID},
 	{"eventID", `^[A-Za-z0-9._:/-]{1,128}$`, eventID},
 }
 

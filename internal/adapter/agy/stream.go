@@ -200,7 +200,7 @@ func (s *stream) setSession(id string) error {
 	switch {
 	case id == "":
 		return nil
-	case !isUUID(id):
+	case !adapter.IsUUID(id):
 		return protocol("agy.session_id", "agy reported a malformed conversation id.")
 	case s.session != "" && !strings.EqualFold(s.session, id):
 		return protocol("agy.session_changed", "agy changed the conversation id during a turn.")

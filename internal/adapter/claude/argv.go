@@ -32,29 +32,6 @@ var readOnlyArgs = []string{
 	"--output-format", "stream-json", "--verbose", "--include-partial-messages",
 }
 
-// isUUID reports whether s matches
-// ^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$ (a lowercase
-// UUID, as Claude Code prints session ids). Checked by hand: a regexp in a
-// package variable compiles at every process start (issue 8 performance);
-// uuid_test.go checks the equivalence.
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case i == 8 || i == 13 || i == 18 || i == 23:
-			if c != '-' {
-				return false
-			}
-		case !('0' <= c && c <= '9' || 'a' <= c && c <= 'f'):
-			return false
-		}
-	}
-	return true
-}
-
 var claudeEfforts = map[string]bool{"low": true, "medium": true, "high": true, "xhigh": true, "max": true}
 
 // argv returns the CLI arguments for a turn. model and sessionID have been
@@ -125,7 +102,7 @@ func sessionFor(native string) (string, bool, error) {
 	if native == "" {
 		return newUUID(), false, nil
 	}
-	if !isUUID(native) {
+	if !adapter.IsUUID(native) {
 		return "", false, fault.New(fault.SessionInvalid, "claude.session_id", "The session cannot be continued.")
 	}
 	return native, true, nil

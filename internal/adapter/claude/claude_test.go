@@ -47,7 +47,7 @@ func TestRealCLIAnswersThroughDouble(t *testing.T) {
 	if res.Text != "The answer is 4." {
 		t.Fatalf("Text = %q", res.Text)
 	}
-	if !isUUID(res.SessionID) || res.Model == "" || !strings.Contains(res.Verified, "permissionMode=dontAsk") {
+	if !adapter.IsUUID(res.SessionID) || res.Model == "" || !strings.Contains(res.Verified, "permissionMode=dontAsk") {
 		t.Fatalf("result = %+v", res)
 	}
 	if got := strings.Join(rec.deltas, ""); got != "The answer is 4." {

@@ -14,7 +14,6 @@ var idPatterns = []struct {
 }{
 	{"envKey", `^[A-Za-z_][A-Za-z0-9_]{0,127}$`, envKey},
 	{"bareKey", `^[A-Za-z0-9_-]+$`, bareKey},
-	{"threadID", `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`, threadID},
 }
 
 var idCases = []string{

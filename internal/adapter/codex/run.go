@@ -63,7 +63,7 @@ func checkTurn(t adapter.Turn) error {
 			return err
 		}
 	}
-	if t.SessionID != "" && !threadID(t.SessionID) {
+	if t.SessionID != "" && !adapter.IsUUID(t.SessionID) {
 		return fault.New(fault.SessionInvalid, "codex.session_id", "The Codex session id is not a thread id.")
 	}
 	if len(t.Prompt) > adapter.MaxPromptBytes {
