@@ -42,4 +42,3 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func isAlnum(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || isDigit(c) }
 
-func isHex(c byte) bool { return isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
