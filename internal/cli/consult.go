@@ -35,19 +35,22 @@ func newConsultCmd(a *app) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.backend, "backend", "auto", "claude, codex, agy or auto")
-	f.StringVar(&o.workspace, "workspace", "", "absolute workspace directory (default: the current directory)")
+	f.StringVar(&o.workspace, "workspace", "", "workspace directory; a relative path is taken from the current directory (default: the current directory)")
 	f.StringVar(&o.model, "model", "", "model id (default: the backend's default)")
 	f.StringVar(&o.effort, "effort", "", "reasoning effort: none, minimal, low, medium, high, xhigh, max")
 	f.StringVar(&o.taskType, "task-type", "", "architecture, debug or implementation")
 	f.StringVar(&o.session, "session", "", "continue this session handle")
-	f.StringVar(&o.mode, "session-mode", "none", "new, auto or none")
-	f.DurationVar(&o.timeout, "timeout", 0, "absolute deadline (default 15m)")
-	f.StringSliceVar(&o.files, "file", nil, "workspace-relative file the backend should read (repeatable)")
+	f.StringVar(&o.mode, "session-mode", "none", "new, auto or none: none (the terminal default) keeps no history; new starts a session to continue with --session; auto reuses a recent idle one")
+	f.DurationVar(&o.timeout, "timeout", 0, "absolute deadline, 100ms to 30m (0 = 15m)")
+	f.StringSliceVar(&o.files, "file", nil, "file the backend should read, relative to the workspace (repeatable; only the name is sent)")
 	f.BoolVar(&o.asJSON, "json", false, "print the structured result as JSON")
 	return cmd
 }
 
 func (a *app) consult(cmd *cobra.Command, o *consultOptions, question string) error {
+	if err := o.validate(); err != nil {
+		return usageError{err}
+	}
 	if question == "-" {
 		b, err := io.ReadAll(io.LimitReader(a.io.In, 4<<20+1))
 		if err != nil {
@@ -58,9 +61,11 @@ func (a *app) consult(cmd *cobra.Command, o *consultOptions, question string) er
 	if strings.TrimSpace(question) == "" {
 		return usageError{fmt.Errorf("the question is empty")}
 	}
-	if o.workspace == "" {
-		o.workspace = a.cwd()
+	ws, err := a.consultWorkspace(o.workspace)
+	if err != nil {
+		return err
 	}
+	o.workspace = ws
 	st, err := a.build(cmd.Context())
 	if err != nil {
 		return err

@@ -146,7 +146,7 @@ func (r *Runner) admit(req Request) (adapter.Backend, adapter.Turn, error) {
 	b, ok := r.backends[req.Backend]
 	if !ok {
 		return nil, adapter.Turn{}, fault.New(fault.InvalidInput, "backend.unknown",
-			"unknown backend "+quoteShort(req.Backend)+"; use claude, codex or agy")
+			"unknown backend "+quoteShort(req.Backend)+"; use auto, claude, codex or agy")
 	}
 	ws, err := Workspace(req.Workspace)
 	if err != nil {
