@@ -12,6 +12,9 @@
 //     a help hint, exit 2;
 //   - a *fault.Error: printed with its code and reason; the code picks the
 //     exit status (see [app.report]);
+//   - exitError{code, msg}: the command asks for exit status code itself
+//     (`sandbox run` passes on its command's status, 124 on a timeout,
+//     128+N for signal N); msg, when set, is printed as "coagent8: msg";
 //   - any other error: a failure inside the command, reported as the generic
 //     internal PROCESS_ERROR (exit 1) so an unvetted message never reaches
 //     the terminal.
@@ -84,8 +87,14 @@ func MainEnv(ctx context.Context, args []string, stdio Stdio, env config.Env) in
 // the command that ran or failed to parse (for the help hint).
 func (a *app) report(cmd *cobra.Command, err error) int {
 	var ue usageError
+	var xe exitError
 	var fe *fault.Error
 	switch {
+	case errors.As(err, &xe):
+		if xe.msg != "" {
+			fmt.Fprintf(a.io.Err, "coagent8: %s\n", xe.msg)
+		}
+		return xe.code
 	case errors.As(err, &ue):
 		return a.usage(cmd, ue.err)
 	case !errors.As(err, &fe):
@@ -114,6 +123,16 @@ func (a *app) usage(cmd *cobra.Command, err error) int {
 type usageError struct{ err error }
 
 func (u usageError) Error() string { return u.err.Error() }
+
+// exitError makes the process exit with code after printing msg (if any)
+// as "coagent8: msg". It is for commands whose status carries meaning of
+// its own, such as `sandbox run` passing on the sandboxed command's.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
 
 func newRoot(a *app) *cobra.Command {
 	root := &cobra.Command{

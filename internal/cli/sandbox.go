@@ -42,7 +42,13 @@ no network and none of this environment. The receipt (JSON) goes to
 
 The first run of a new binary or kernel qualifies the sandbox on this host
 (see 'coagent8 sandbox qualify'); a host that cannot enforce every boundary
-refuses with SANDBOX_UNAVAILABLE. There is no unsandboxed fallback.`,
+refuses with SANDBOX_UNAVAILABLE. There is no unsandboxed fallback.
+
+Exit status: the command's own status; 128+N when signal N ended it
+(137 when it ran out of memory or output and was killed); 124 when
+--timeout ended it, as coreutils timeout does. Before the command starts:
+2 for bad flags or a
+command path the sandbox refuses, 3 when the sandbox is unavailable.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return fmt.Errorf("missing the command: put its absolute path and arguments after --")
@@ -85,6 +91,9 @@ func (a *app) newSandbox() (sb *sandbox.Sandbox, closeEvents func(), err error) 
 }
 
 func (a *app) sandboxRun(cmd *cobra.Command, o sandboxRunOptions, args []string) error {
+	if err := checkHostPaths(o, args[0]); err != nil {
+		return err
+	}
 	sb, closeEvents, err := a.newSandbox()
 	if err != nil {
 		return err
@@ -101,7 +110,7 @@ func (a *app) sandboxRun(cmd *cobra.Command, o sandboxRunOptions, args []string)
 	if err := a.writeReceipt(o, r); err != nil {
 		return err
 	}
-	return sandboxExit(r.Exit)
+	return sandboxExit(r)
 }
 
 func (a *app) writeReceipt(o sandboxRunOptions, r sandbox.Receipt) error {
@@ -113,17 +122,6 @@ func (a *app) writeReceipt(o sandboxRunOptions, r sandbox.Receipt) error {
 	}
 	_, err := fmt.Fprintf(a.io.Err, "%s\n", r.JSON())
 	return err
-}
-
-// sandboxExit maps the receipt's exit to the command's result: nil when
-// the child exited 0, else a PROCESS_ERROR naming the class (exit status 1;
-// the child's own code is in the receipt).
-func sandboxExit(e sandbox.Exit) error {
-	if e.Success() {
-		return nil
-	}
-	msg := fmt.Sprintf("sandboxed command ended %s (code %d %s)", e.Class, e.Code, e.Signal)
-	return fault.New(fault.ProcessError, "sandbox."+e.Class.String(), msg)
 }
 
 func newSandboxQualifyCmd(a *app) *cobra.Command {

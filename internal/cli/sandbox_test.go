@@ -8,8 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/sandbox"
 )
 
@@ -80,5 +84,75 @@ func TestSandboxQualifyPrintsProbes(t *testing.T) {
 	code, out, errs := runSandboxCLI(t, env, "qualify")
 	if code != ExitOK || !strings.Contains(out, "qualified") || !strings.Contains(out, "ia32") {
 		t.Fatalf("qualify: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestSandboxRunExitStatus: `sandbox run` exits with its command's status,
+// 128+N for signal N, 124 on --timeout (coreutils timeout), and says so in
+// one line; bad paths are usage errors naming the flag and the path.
+func TestSandboxRunExitStatus(t *testing.T) {
+	sh, err := filepath.EvalSymlinks("/bin/sh") // the sandbox wants canonical paths
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := config.FromList([]string{"COAGENT8_DIR=" + t.TempDir(), "HOME=" + t.TempDir()})
+	tests := []struct {
+		name string
+		args []string
+		code int
+		last string // last stderr line
+	}{
+		{"success", []string{"--", "/usr/bin/true"}, ExitOK, ""},
+		{"status 7", []string{"--", sh, "-c", "exit 7"}, 7, "coagent8: sandboxed command exited with status 7"},
+		{"status 1", []string{"--", "/usr/bin/false"}, 1, "coagent8: sandboxed command exited with status 1"},
+		{"SIGTERM", []string{"--", sh, "-c", "kill -TERM $$"}, 128 + 15, "coagent8: sandboxed command was killed by SIGTERM"},
+		{"timeout", []string{"--timeout", "300ms", "--", sh, "-c", "sleep 10"}, 124, "coagent8: sandboxed command timed out after 300ms (--timeout)"},
+		{"output limit", []string{"--output-mb", "1", "--", "/usr/bin/yes"}, 128 + 9,
+			"coagent8: sandboxed command wrote more than 1 MiB of output (--output-mb) and was stopped"},
+		{"missing input", []string{"--input", "/nonexistent-c8", "--", "/usr/bin/true"}, ExitUsage, "Run 'coagent8 sandbox run --help' for usage."},
+	}
+	if code, out, errs := runSandboxCLI(t, env, "qualify"); code != ExitOK { // no qualifying notice in the cases
+		t.Fatalf("qualify: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errs := runSandboxCLI(t, env, append([]string{"run", "--quiet"}, tt.args...)...)
+			lines := strings.Split(strings.TrimRight(errs, "\n"), "\n")
+			if code != tt.code || lines[len(lines)-1] != tt.last {
+				t.Errorf("exit %d, stderr %q; want exit %d, last line %q", code, errs, tt.code, tt.last)
+			}
+		})
+	}
+	_, _, errs := runSandboxCLI(t, env, "run", "--input", "/nonexistent-c8", "--", "/usr/bin/true")
+	if !strings.HasPrefix(errs, `coagent8: --input "/nonexistent-c8": no such file or directory`) {
+		t.Errorf("missing --input: stderr %q; want the flag and the path named", errs)
+	}
+}
+
+// TestSandboxExitMapping covers the classes a test cannot easily provoke
+// on every host (OOM, cancellation, an unconfirmed tree).
+func TestSandboxExitMapping(t *testing.T) {
+	limits := sandbox.Limits{Memory: 16 << 20, Output: 1 << 20, Wall: 2 * time.Second}
+	tests := []struct {
+		exit sandbox.Exit
+		want error
+	}{
+		{sandbox.Exit{Class: sandbox.ExitExited, Code: 0}, nil},
+		{sandbox.Exit{Class: sandbox.ExitExited, Code: 3}, exitError{3, "sandboxed command exited with status 3"}},
+		{sandbox.Exit{Class: sandbox.ExitSignalled, Code: -1, Signal: "SIGSYS"}, exitError{128 + 31, "sandboxed command was killed by SIGSYS"}},
+		{sandbox.Exit{Class: sandbox.ExitSignalled, Code: -1}, exitError{137, "sandboxed command was killed by a signal"}},
+		{sandbox.Exit{Class: sandbox.ExitTimedOut, Code: -1, Signal: "SIGKILL"}, exitError{124, "sandboxed command timed out after 2s (--timeout)"}},
+		{sandbox.Exit{Class: sandbox.ExitOutOfMemory, Code: -1, Signal: "SIGKILL"}, exitError{137, "sandboxed command ran out of memory (16 MiB, --memory-mb) and was killed"}},
+		{sandbox.Exit{Class: sandbox.ExitCancelled, Code: -1}, exitError{130, "sandboxed command was cancelled"}},
+	}
+	for _, tt := range tests {
+		got := sandboxExit(sandbox.Receipt{Requested: limits, Exit: tt.exit})
+		if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(exitError{})); diff != "" {
+			t.Errorf("%+v: (-want +got)\n%s", tt.exit, diff)
+		}
+	}
+	err := sandboxExit(sandbox.Receipt{Exit: sandbox.Exit{Class: sandbox.ExitUncertain, Code: -1}})
+	if !fault.HasCode(err, fault.ProcessError) {
+		t.Errorf("uncertain: %v; want PROCESS_ERROR", err)
 	}
 }

@@ -36,8 +36,9 @@ func prepare(c *cobra.Command) {
 // anything else into the generic internal fault.
 func commandError(err error) error {
 	var ue usageError
+	var xe exitError
 	var fe *fault.Error
-	if err == nil || errors.As(err, &ue) || errors.As(err, &fe) {
+	if err == nil || errors.As(err, &ue) || errors.As(err, &xe) || errors.As(err, &fe) {
 		return err
 	}
 	return fault.From(err)

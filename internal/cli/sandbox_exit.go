@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/sandbox"
+)
+
+// Exit statuses `sandbox run` uses when the command did not exit by itself,
+// following the shells' 128+N and coreutils timeout(1).
+const (
+	exitTimedOut  = 124
+	exitSignalled = 128
+	sigKill       = 9 // the supervisor's kill (memory, output)
+	sigInt        = 2 // a cancelled run: coagent8 itself was interrupted
+)
+
+// sandboxExit maps the receipt's exit to the command's result: nil when
+// the command exited 0, else an exitError carrying the status a shell
+// would show for the same command run directly. A tree the supervisor
+// could not confirm gone stays a PROCESS_ERROR: that is the sandbox
+// failing, not the command.
+func sandboxExit(r sandbox.Receipt) error {
+	e := r.Exit
+	killed := func(def int) int {
+		if n := signalNumber(e.Signal); n > 0 {
+			return exitSignalled + n
+		}
+		return exitSignalled + def
+	}
+	switch e.Class {
+	case sandbox.ExitExited:
+		if e.Code == 0 {
+			return nil
+		}
+		return exitError{e.Code, fmt.Sprintf("sandboxed command exited with status %d", e.Code)}
+	case sandbox.ExitSignalled:
+		return exitError{killed(sigKill), "sandboxed command was killed by " + signalLabel(e.Signal)}
+	case sandbox.ExitTimedOut:
+		return exitError{exitTimedOut, "sandboxed command timed out after " + r.Requested.Wall.Round(time.Millisecond).String() + " (--timeout)"}
+	case sandbox.ExitOutOfMemory:
+		return exitError{killed(sigKill), fmt.Sprintf("sandboxed command ran out of memory (%d MiB, --memory-mb) and was killed", r.Requested.Memory>>20)}
+	case sandbox.ExitOutputLimit:
+		return exitError{killed(sigKill), fmt.Sprintf("sandboxed command wrote more than %d MiB of output (--output-mb) and was stopped", r.Requested.Output>>20)}
+	case sandbox.ExitCancelled:
+		return exitError{killed(sigInt), "sandboxed command was cancelled"}
+	}
+	return fault.New(fault.ProcessError, "sandbox."+e.Class.String(),
+		"the sandbox could not confirm that the command's processes are gone; see the receipt")
+}
+
+// signalLabel is the signal's name, or "a signal" when none was observed.
+func signalLabel(name string) string {
+	if name == "" {
+		return "a signal"
+	}
+	return name
+}
+
+// checkHostPaths reports a missing --input, --ro or command path with the
+// flag and the path it names (the sandbox's own admission, which checks
+// much more, names neither).
+func checkHostPaths(o sandboxRunOptions, command string) error {
+	if err := hostPathExists("--input", o.spec.Input); err != nil {
+		return err
+	}
+	for _, p := range o.spec.ReadOnly {
+		if err := hostPathExists("--ro", p); err != nil {
+			return err
+		}
+	}
+	return hostPathExists("the command", command)
+}
+
+func hostPathExists(what, path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return usageError{fmt.Errorf("%s %q: no such file or directory", what, path)}
+	}
+	return nil
+}
