@@ -47,8 +47,8 @@ refuses with SANDBOX_UNAVAILABLE. There is no unsandboxed fallback.
 Exit status: the command's own status; 128+N when signal N ended it
 (137 when it ran out of memory or output and was killed); 124 when
 --timeout ended it, as coreutils timeout does. Before the command starts:
-2 for bad flags or a
-command path the sandbox refuses, 3 when the sandbox is unavailable.`,
+2 for bad flags or a command path the sandbox refuses, 3 when the sandbox
+is unavailable.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return fmt.Errorf("missing the command: put its absolute path and arguments after --")
