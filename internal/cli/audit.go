@@ -2,10 +2,13 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -28,44 +31,64 @@ func newAuditCmd(a *app) *cobra.Command {
 			return a.audit(cmd, limit)
 		},
 	}
-	c.Flags().IntVar(&limit, "limit", 200, "most recent entries of each kind")
+	c.Flags().IntVar(&limit, "limit", 200, "most recent entries of each kind (0 or more)")
 	return c
 }
 
-// auditLine is one exported line: an event or a decision.
-type auditLine struct {
-	Kind string `json:"kind"` // "event" or "decision"
+// eventLine is one exported security event.
+type eventLine struct {
+	Kind string `json:"kind"` // "event"
 	event.Event
-	Decision *ledger.Record `json:"decision,omitempty"`
+}
+
+// decisionLine is one exported egress decision; Time repeats the
+// decision's so every line can be sorted by the same two fields.
+type decisionLine struct {
+	Kind     string        `json:"kind"` // "decision"
+	Time     time.Time     `json:"time"`
+	Decision ledger.Record `json:"decision"`
 }
 
 func (a *app) audit(cmd *cobra.Command, limit int) error {
+	if limit < 0 {
+		return usageError{fmt.Errorf("--limit %d: use 0 or more", limit)}
+	}
 	dir := a.env.StateDir()
 	key, err := evidence.LoadKey(filepath.Join(dir, "evidence.key"))
 	if err != nil {
 		return err
 	}
 	enc := json.NewEncoder(a.io.Out)
-	for _, e := range auditEvents(filepath.Join(dir, "events.jsonl"), key, limit) {
-		enc.Encode(auditLine{Kind: "event", Event: e})
+	events := auditEvents(filepath.Join(dir, "events.jsonl"), key, limit)
+	for _, e := range events {
+		enc.Encode(eventLine{Kind: "event", Event: e})
 	}
-	db, err := store.Open(cmd.Context(), filepath.Join(dir, "state.db"), 0)
+	recs, err := auditDecisions(cmd.Context(), dir, limit)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	led, err := ledger.Open(cmd.Context(), db, nil)
-	if err != nil {
-		return err
+	for _, r := range recs {
+		enc.Encode(decisionLine{Kind: "decision", Time: r.Time, Decision: r})
 	}
-	recs, err := led.Records(cmd.Context(), limit)
-	if err != nil {
-		return err
-	}
-	for i := range recs {
-		enc.Encode(auditLine{Kind: "decision", Decision: &recs[i]})
+	if len(events)+len(recs) == 0 && limit > 0 {
+		fmt.Fprintf(a.io.Err, "coagent8: no security events or decisions recorded in %s\n", dir)
 	}
 	return nil
+}
+
+// auditDecisions reads the last limit egress decisions from the state
+// database.
+func auditDecisions(ctx context.Context, dir string, limit int) ([]ledger.Record, error) {
+	db, err := store.Open(ctx, filepath.Join(dir, "state.db"), 0)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	led, err := ledger.Open(ctx, db, nil)
+	if err != nil {
+		return nil, err
+	}
+	return led.Records(ctx, limit)
 }
 
 // auditEvents reads the last limit events, drops their free-text detail

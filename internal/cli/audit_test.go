@@ -3,10 +3,17 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/egress/ledger"
+	"github.com/coagent8/coagent8/internal/store"
 )
 
 // TestAuditShowsOnlyDigests: after a gate grant (which records an event
@@ -31,5 +38,83 @@ func TestAuditShowsOnlyDigests(t *testing.T) {
 	}
 	if !strings.Contains(got, `"kind":"event"`) || !strings.Contains(got, `"job":"ed1:e1:`) {
 		t.Errorf("no digested event:\n%s", got)
+	}
+}
+
+// TestAuditDecisionLines: a decision line carries kind, the decision's
+// time and the decision, and no empty event fields.
+func TestAuditDecisionLines(t *testing.T) {
+	dir := t.TempDir()
+	env := config.FromList([]string{"COAGENT8_DIR=" + dir, "HOME=" + t.TempDir()})
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	appendDecision(t, dir, ledger.Record{Time: at, Purpose: "provider-request", Effect: "deny",
+		Reason: "capacity.exhausted", Bytes: 42, Evidence: "ed1:e1:x"})
+	code, out, errs := runCLI(t, env, "", "audit")
+	if code != ExitOK || errs != "" {
+		t.Fatalf("audit: exit %d, stderr %q", code, errs)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	want := map[string]any{"kind": "decision", "time": "2026-01-02T03:04:05Z", "decision": map[string]any{
+		"time": "2026-01-02T03:04:05Z", "purpose": "provider-request", "effect": "deny",
+		"reason": "capacity.exhausted", "bytes": 42.0, "evidence": "ed1:e1:x"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("decision line (-want +got)\n%s", diff)
+	}
+}
+
+func appendDecision(t *testing.T, dir string, r ledger.Record) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(dir, "state.db"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	led, err := ledger.Open(ctx, db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := led.Append(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAuditEmptyAndLimit: an empty audit says so on stderr and exits 0;
+// a negative --limit is a usage error; --limit 0 lists nothing, quietly.
+func TestAuditEmptyAndLimit(t *testing.T) {
+	dir := t.TempDir()
+	env := config.FromList([]string{"COAGENT8_DIR=" + dir, "HOME=" + t.TempDir()})
+	tests := []struct {
+		args       []string
+		code       int
+		stdout     string
+		stderrHead string
+	}{
+		{[]string{"audit"}, ExitOK, "", "coagent8: no security events or decisions recorded in " + dir + "\n"},
+		{[]string{"audit", "--limit", "-1"}, ExitUsage, "", "coagent8: --limit -1: use 0 or more\n"},
+		{[]string{"audit", "--limit", "0"}, ExitOK, "", ""},
+	}
+	for _, tt := range tests {
+		code, out, errs := runCLI(t, env, "", tt.args...)
+		if code != tt.code || out != tt.stdout || !strings.HasPrefix(errs, tt.stderrHead) || (tt.stderrHead == "" && errs != "") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d, %q, %q", tt.args, code, out, errs, tt.code, tt.stdout, tt.stderrHead)
+		}
+	}
+}
+
+// TestAuditNegativeLimitWithEvents: a negative limit used to panic once
+// there were events; it is refused before anything is read.
+func TestAuditNegativeLimitWithEvents(t *testing.T) {
+	env := testEnv(t)
+	if code, _, errs := runGate(t, env, "grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5",
+		"--job", "j", "--secret", "env:REAL_KEY", "--max-requests", "1", "--max-tokens", "1000",
+		"--max-usd", "1", "--price-input", "3", "--price-output", "15"); code != ExitOK {
+		t.Fatalf("grant: %d %s", code, errs)
+	}
+	if code, out, _ := runCLI(t, env, "", "audit", "--limit", "-1"); code != ExitUsage || out != "" {
+		t.Errorf("exit %d, stdout %q; want %d and nothing", code, out, ExitUsage)
 	}
 }
