@@ -11,7 +11,15 @@ func newDoctorCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
 		Short: "Report backends, versions, login state and verified profiles (never sends a prompt)",
-		Args:  cobra.NoArgs,
+		Long: `Report backends, versions, login state and verified profiles as JSON. It
+never sends a prompt.
+
+doctor reports and does not judge: it exits 0 whenever the report was
+made. Readiness is in the "status" field: operational (every backend
+ready), partially_configured (some ready) or degraded_no_active_backends
+(none ready; "recommendations" says what each installed backend lacks).
+"ready_backends" lists the backends a turn can use now.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := a.build(cmd.Context())
 			if err != nil {

@@ -75,8 +75,16 @@ func (a *app) doctorSections() func() map[string]any {
 			allow, ask, deny := cfg.Governance.Lists()
 			gov["askAbovePrice"] = cfg.Governance.AskAbovePrice().FloatString(2)
 			gov["priceMultiplier"] = cfg.Governance.PriceMultiplier().FloatString(2)
-			gov["models"] = map[string][]string{"allow": allow, "ask": ask, "deny": deny}
+			gov["models"] = map[string][]string{"allow": orEmpty(allow), "ask": orEmpty(ask), "deny": orEmpty(deny)}
 		}
 		return map[string]any{"governance": gov}
 	}
+}
+
+// orEmpty makes an empty list print as [] rather than null.
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

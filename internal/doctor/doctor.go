@@ -78,6 +78,8 @@ func Run(ctx context.Context, o Options) Report {
 
 func probe(ctx context.Context, b adapter.Backend) Backend {
 	out := Backend{Probe: b.Probe(ctx)}
+	out.Searched = dedupe(out.Searched)
+	out.Error = tidyNotFound(out.Error)
 	v, ok := b.(adapter.Resolver)
 	if !ok || !out.Supported {
 		return out
@@ -97,11 +99,12 @@ func probe(ctx context.Context, b adapter.Backend) Backend {
 }
 
 func summarise(r *Report, def string) {
+	r.InstalledBackends, r.ReadyBackends = []string{}, []string{} // [] in JSON, never null
 	for _, b := range r.Backends {
 		if b.Installed {
 			r.InstalledBackends = append(r.InstalledBackends, b.Backend)
 		}
-		if b.Supported && b.ReadOnlyVerified && b.AuthStatus != "unauthenticated" {
+		if ready(b) {
 			r.ReadyBackends = append(r.ReadyBackends, b.Backend)
 		}
 	}
@@ -110,7 +113,7 @@ func summarise(r *Report, def string) {
 	switch {
 	case len(r.ReadyBackends) == 0:
 		r.Status = "degraded_no_active_backends"
-		r.Recommendations = append(r.Recommendations, "Install and log in to Claude Code or Codex, then run doctor again.")
+		r.Recommendations = append(r.Recommendations, advice(r.Backends)...)
 	case len(r.ReadyBackends) < len(r.Backends):
 		r.Status = "partially_configured"
 	default:

@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDoctorEmptyListsAndExit: with no backend installed doctor still
+// exits 0 (it reports), its empty lists print as [] (governance model
+// lists too), and --help says that the status field tells readiness.
+func TestDoctorEmptyListsAndExit(t *testing.T) {
+	code, out, errs := runCLI(t, testEnv(t, "PATH=/nonexistent-c8"), "", "doctor")
+	if code != ExitOK {
+		t.Fatalf("doctor: exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Status   string          `json:"status"`
+		Ready    json.RawMessage `json:"ready_backends"`
+		Sections struct {
+			Governance struct {
+				Models map[string]json.RawMessage `json:"models"`
+			} `json:"governance"`
+		} `json:"sections"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	got := map[string]string{"status": rep.Status, "ready": string(rep.Ready)}
+	for k, v := range rep.Sections.Governance.Models {
+		got[k] = string(v)
+	}
+	want := map[string]string{"status": "degraded_no_active_backends", "ready": "[]", "allow": "[]", "ask": "[]", "deny": "[]"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("doctor report (-want +got)\n%s", diff)
+	}
+	_, help, _ := runCLI(t, testEnv(t), "", "doctor", "--help")
+	if !strings.Contains(help, `exits 0 whenever the report was`) || !strings.Contains(help, `Readiness is in the "status" field`) {
+		t.Errorf("doctor --help does not explain the exit status:\n%s", help)
+	}
+}

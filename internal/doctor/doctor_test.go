@@ -1,0 +1,110 @@
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/coagent8/coagent8/internal/adapter"
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/fault"
+)
+
+// fakeBackend reports a fixed probe; with verify set it also passes the
+// metadata-only profile verification.
+type fakeBackend struct {
+	probe  adapter.Probe
+	verify bool
+}
+
+func (f fakeBackend) Name() string                        { return f.probe.Backend }
+func (f fakeBackend) Probe(context.Context) adapter.Probe { return f.probe }
+func (f fakeBackend) Run(context.Context, adapter.Turn) (adapter.Result, error) {
+	return adapter.Result{}, fault.New(fault.ProcessError, "test", "fake backends do not run")
+}
+
+func (f fakeBackend) Resolve(context.Context, string, string) (adapter.Resolution, error) {
+	if !f.verify {
+		return adapter.Resolution{}, fault.New(fault.ProtocolError, "test.unverified", "startup report lacked the tool list")
+	}
+	return adapter.Resolution{Model: "m", Verified: "test"}, nil
+}
+
+var _ adapter.Resolver = fakeBackend{}
+
+func notInstalled(name string) fakeBackend {
+	searched := []string{"/usr/bin/" + name, "/bin/" + name, "/usr/bin/" + name}
+	return fakeBackend{probe: adapter.Probe{Backend: name, AuthStatus: "unknown", Searched: searched,
+		Error: &adapter.ProbeError{Code: "CLI_NOT_FOUND", Reason: "cli.not_found",
+			Message: name + " CLI not found; searched: " + strings.Join(searched, ", ")}}}
+}
+
+func installed(name, auth string, supported, verify bool) fakeBackend {
+	return fakeBackend{probe: adapter.Probe{Backend: name, Installed: true, Version: "1.0.0", MinVersion: "2.0.0",
+		Supported: supported, AuthStatus: auth}, verify: verify}
+}
+
+func run(t *testing.T, backends ...adapter.Backend) Report {
+	t.Helper()
+	env := config.FromList([]string{"HOME=" + t.TempDir(), "COAGENT8_DIR=" + t.TempDir()})
+	return Run(context.Background(), Options{Env: env, Backends: backends})
+}
+
+// TestRecommendationsMatchState: with no backend ready, each installed
+// backend gets advice for what it lacks; only with none installed does
+// doctor say to install one.
+func TestRecommendationsMatchState(t *testing.T) {
+	tests := []struct {
+		name     string
+		backends []adapter.Backend
+		status   string
+		want     []string
+	}{
+		{"none installed", []adapter.Backend{notInstalled("claude"), notInstalled("codex")}, "degraded_no_active_backends",
+			[]string{"No backend CLI is installed: install Claude Code or Codex (or set CLAUDE_PATH / CODEX_PATH), log in, then run doctor again."}},
+		{"installed, not logged in", []adapter.Backend{installed("codex", "unauthenticated", true, true), notInstalled("claude")},
+			"degraded_no_active_backends",
+			[]string{"Codex is installed but not logged in: log in to Codex (run codex login), then run doctor again."}},
+		{"too old", []adapter.Backend{installed("claude", "authenticated", false, true)}, "degraded_no_active_backends",
+			[]string{"Claude Code 1.0.0 is installed but unsupported: upgrade it to 2.0.0 or later, then run doctor again."}},
+		{"profile not verified", []adapter.Backend{installed("claude", "authenticated", true, false)}, "degraded_no_active_backends",
+			[]string{"Claude Code is installed but its read-only profile did not verify: startup report lacked the tool list"}},
+		{"one ready", []adapter.Backend{installed("claude", "authenticated", true, true), notInstalled("codex")},
+			"partially_configured", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, tt.backends...)
+			if r.Status != tt.status {
+				t.Errorf("status %q, want %q", r.Status, tt.status)
+			}
+			if diff := cmp.Diff(tt.want, r.Recommendations); diff != "" {
+				t.Errorf("recommendations (-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEmptyListsAndSearched: empty backend lists print as [], and a PATH
+// directory named twice is listed (and named in the message) once.
+func TestEmptyListsAndSearched(t *testing.T) {
+	r := run(t, notInstalled("claude"))
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"installed_backends":[]`, `"ready_backends":[]`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("report lacks %s:\n%s", want, b)
+		}
+	}
+	if diff := cmp.Diff([]string{"/usr/bin/claude", "/bin/claude"}, r.Backends[0].Searched); diff != "" {
+		t.Errorf("searched (-want +got)\n%s", diff)
+	}
+	if got, want := r.Backends[0].Error.Message, "claude CLI not found; searched: /usr/bin/claude, /bin/claude"; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+}
