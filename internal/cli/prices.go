@@ -12,6 +12,7 @@ import (
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/price"
+	"github.com/coagent8/coagent8/internal/redact"
 )
 
 // newPricesCmd is `coagent8 prices show|refresh` (issue 5): the model price
@@ -44,8 +45,9 @@ func (a *app) pricesRefresh(cmd *cobra.Command, from string) error {
 	client := &http.Client{Timeout: 60 * time.Second}
 	c, err := price.Refresh(cmd.Context(), client, from)
 	if err != nil {
+		why := refreshCause(err, redact.NewDiagnostic(a.env.Home()))
 		return fault.Wrap(fault.ProcessError, "prices.refresh_failed",
-			"could not refresh the price list; the previous catalog stays in use", err).WithRetry()
+			"could not refresh the price list: "+why+"; the previous catalog stays in use", err).WithRetry()
 	}
 	path := price.CachePath(a.env.StateDir())
 	if err := c.Save(path); err != nil {

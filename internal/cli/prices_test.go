@@ -3,12 +3,18 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/price"
+	"github.com/coagent8/coagent8/internal/redact"
 )
 
 func runPrices(t *testing.T, env config.Env, args ...string) (string, string, int) {
@@ -53,5 +59,94 @@ func TestPricesRefreshAndShow(t *testing.T) {
 	}
 	if _, _, code = runPrices(t, env, "prices", "refresh", "--url", "file:///etc/passwd"); code != ExitUsage {
 		t.Errorf("file URL: code %d, want usage", code)
+	}
+}
+
+// TestPricesShowCountMatchesList: the count in the header is the number
+// of rows listed (canonical slugs that name the same model are not
+// counted twice), for the embedded snapshot and a refreshed cache with a
+// slug.
+func TestPricesShowCountMatchesList(t *testing.T) {
+	body := `{"data":[{"id":"openai/gpt-a","canonical_slug":"openai/gpt-a-2026","pricing":{"completion":"0.00001"}},` +
+		`{"id":"openai/gpt-b","pricing":{"completion":"0.00002"}}]}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(body)) }))
+	defer srv.Close()
+	env := testEnv(t)
+	for _, refresh := range []bool{false, true} {
+		if refresh {
+			if _, errs, code := runPrices(t, env, "prices", "refresh", "--url", srv.URL); code != ExitOK {
+				t.Fatalf("refresh: %d %s", code, errs)
+			}
+		}
+		out, _, code := runPrices(t, env, "prices", "show")
+		rows := strings.Count(out, " USD/M output\n")
+		if code != ExitOK || rows == 0 || !strings.Contains(out, fmt.Sprintf(", %d priced ids.", rows)) {
+			t.Errorf("refresh=%v: exit %d, %d rows listed, header disagrees:\n%s", refresh, code, rows, out)
+		}
+	}
+}
+
+// TestPricesRefreshSaysWhy: a failed refresh names its cause (HTTP
+// status, invalid JSON, a list without prices, connection refused) and
+// keeps the previous catalog.
+func TestPricesRefreshSaysWhy(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL
+	closed.Close()
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		url    string // overrides the test server
+		want   string
+	}{
+		{"HTTP status", http.StatusServiceUnavailable, "busy", "", "the server answered HTTP 503 Service Unavailable"},
+		{"not JSON", http.StatusOK, "<html>", "", "the answer is not a valid JSON model list"},
+		{"wrong JSON", http.StatusOK, `{"data":{"id":1}}`, "", "the answer is not a valid JSON model list"},
+		{"no data", http.StatusOK, `{"error":"x"}`, "", `the answer has no "data" array`},
+		{"no prices", http.StatusOK, `{"data":[]}`, "", "the list has no priced models"},
+		{"refused", 0, "", closedURL, "connection refused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.WriteHeader(tt.status)
+				w.Write([]byte(tt.body))
+			}))
+			defer srv.Close()
+			u := srv.URL
+			if tt.url != "" {
+				u = tt.url
+			}
+			_, errs, code := runPrices(t, testEnv(t), "prices", "refresh", "--url", u)
+			want := "could not refresh the price list: " + tt.want
+			if code != ExitFailure || !strings.Contains(errs, want) || !strings.Contains(errs, "the previous catalog stays in use") {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errs, ExitFailure, want)
+			}
+		})
+	}
+}
+
+// TestRefreshCause covers causes a test cannot provoke without leaving
+// the machine (DNS) or waiting (timeouts), and the redacted fallback.
+func TestRefreshCause(t *testing.T) {
+	secret := "sk-ant-" + strings.Repeat("Z", 40)
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{&url.Error{Op: "Get", URL: "https://x.invalid", Err: &net.DNSError{Name: "x.invalid", IsNotFound: true}},
+			"DNS lookup of x.invalid failed (no such host)"},
+		{&url.Error{Op: "Get", URL: "https://x", Err: context.DeadlineExceeded}, "timed out"},
+		{fmt.Errorf("fetch price list: %w", price.ErrTooLarge), "the list is larger than 16 MiB"},
+	}
+	red := redact.NewDiagnostic("/home/u")
+	for _, tt := range tests {
+		if got := refreshCause(tt.err, red); got != tt.want {
+			t.Errorf("refreshCause(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+	if got := refreshCause(errors.New("odd failure with "+secret), red); strings.Contains(got, secret) {
+		t.Errorf("fallback not redacted: %q", got)
 	}
 }

@@ -82,7 +82,7 @@ func LoadCache(path string) (*Catalog, error) {
 // Status is what doctor shows about the catalog in force.
 type Status struct {
 	Source  Source `json:"source"`
-	Models  int    `json:"models"`
+	Models  int    `json:"models"` // distinct priced ids ([Catalog.Models])
 	Warning string `json:"warning,omitempty"`
 }
 
@@ -92,10 +92,10 @@ type Status struct {
 func Load(path string) (*Catalog, Status) {
 	c, err := LoadCache(path)
 	if err == nil {
-		return c, Status{Source: c.Source(), Models: c.Len()}
+		return c, Status{Source: c.Source(), Models: c.Models()}
 	}
 	e := Embedded()
-	st := Status{Source: e.Source(), Models: e.Len()}
+	st := Status{Source: e.Source(), Models: e.Models()}
 	if !errors.Is(err, fs.ErrNotExist) {
 		// %v: the cause is shown, not matched; it names the cache file only.
 		st.Warning = fmt.Sprintf("price cache ignored, using the embedded snapshot: %v", err)

@@ -65,6 +65,10 @@ type document struct {
 // ErrNoPrices reports a well-formed list without a single usable price.
 var ErrNoPrices = errors.New("price list has no priced models")
 
+// ErrNoData reports a JSON document without OpenRouter's "data" array
+// (another API's answer, or an error document).
+var ErrNoData = errors.New(`price list has no "data" array`)
+
 // Parse reads an OpenRouter model list. Entries with an unusable price or id
 // are skipped; a document that is not JSON, has no "data" array or no
 // usable entry is an error, so a broken download never replaces a good
@@ -75,7 +79,7 @@ func Parse(raw []byte, src Source) (*Catalog, error) {
 		return nil, fmt.Errorf("parse price list: %w", err)
 	}
 	if doc.Data == nil {
-		return nil, errors.New(`parse price list: no "data" array`)
+		return nil, fmt.Errorf("parse price list: %w", ErrNoData)
 	}
 	c := &Catalog{src: src, exact: map[string]entry{}, approx: map[string][]entry{}, raw: raw}
 	for _, m := range doc.Data {
@@ -129,6 +133,19 @@ func (c *Catalog) Len() int {
 		return 0
 	}
 	return len(c.exact)
+}
+
+// Models returns the number of distinct priced ids: the rows [Catalog.IDs]
+// lists (Len also counts canonical slugs that name the same model).
+func (c *Catalog) Models() int {
+	if c == nil {
+		return 0
+	}
+	seen := make(map[string]bool, len(c.exact))
+	for _, e := range c.exact {
+		seen[e.id] = true
+	}
+	return len(seen)
 }
 
 // IDs returns the priced ids, sorted, with their USD per million output

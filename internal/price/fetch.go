@@ -24,7 +24,7 @@ func Refresh(ctx context.Context, client *http.Client, url string) (*Catalog, er
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("fetch price list: HTTP %d", resp.StatusCode)
+		return nil, fmt.Errorf("fetch price list: %w", &StatusError{Code: resp.StatusCode})
 	}
 	b, err := readLimited(resp.Body)
 	if err != nil {
@@ -40,7 +40,19 @@ func readLimited(r io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	if len(b) > MaxListBytes {
-		return nil, fmt.Errorf("price list larger than %d bytes", MaxListBytes)
+		return nil, ErrTooLarge
 	}
 	return b, nil
 }
+
+// StatusError is a price list answer with an HTTP status other than 200.
+type StatusError struct {
+	Code int // HTTP status code
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("HTTP %d %s", e.Code, http.StatusText(e.Code))
+}
+
+// ErrTooLarge reports a price list larger than [MaxListBytes].
+var ErrTooLarge = fmt.Errorf("price list larger than %d bytes", MaxListBytes)
