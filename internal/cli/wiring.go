@@ -47,7 +47,7 @@ func (a *app) build(ctx context.Context) (*stack, error) {
 		closeEvents()
 		return nil, err
 	}
-	srv, err := mcpserver.New(mcpserver.Options{Env: a.env, Runner: runner, Profile: a.toolProfile(cfg), Logger: log,
+	srv, err := mcpserver.New(mcpserver.Options{Env: a.env, Runner: runner, Profile: a.toolProfile(cfg, log), Logger: log,
 		Governance: gov, DefaultBackend: cfg.DefaultBackend, DoctorSections: a.doctorSections(), Sessions: sessions,
 		Verifier: a.verifier(log, events)})
 	if err != nil {
@@ -99,12 +99,24 @@ func (l logSink) Record(e event.Event) error {
 	return nil
 }
 
-// toolProfile: the environment variable wins over the configuration.
-func (a *app) toolProfile(cfg config.File) string {
+// toolProfile: the environment variable wins over the configuration. A
+// value other than canonical or compact is logged and canonical is used
+// (the MCP server would otherwise treat it as canonical silently).
+func (a *app) toolProfile(cfg config.File, log *slog.Logger) string {
 	for _, k := range []string{"COAGENT8_TOOL_PROFILE", "coagent8_TOOL_PROFILE"} {
-		if v := a.env.Get(k); v != "" {
+		v := a.env.Get(k)
+		switch v {
+		case "":
+			continue
+		case mcpserver.Canonical, mcpserver.Compact:
 			return v
 		}
+		if r := []rune(v); len(r) > 32 {
+			v = string(r[:32]) + "…"
+		}
+		log.Warn("unknown tool profile; using canonical", "variable", k, "value", v,
+			"accepted", mcpserver.Canonical+", "+mcpserver.Compact)
+		return mcpserver.Canonical
 	}
 	return cfg.ToolProfile
 }
