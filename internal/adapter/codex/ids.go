@@ -41,4 +41,3 @@ func bareKey(s string) bool {
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func isAlnum(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || isDigit(c) }
-
