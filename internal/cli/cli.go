@@ -73,9 +73,6 @@ func MainEnv(ctx context.Context, args []string, stdio Stdio, env config.Env) in
 	a := &app{ctx: ctx, io: stdio, env: env}
 	root := newRoot(a)
 	root.SetArgs(args)
-	root.SetIn(stdio.In)
-	root.SetOut(stdio.Out)
-	root.SetErr(stdio.Err)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return ExitOK
@@ -151,9 +148,13 @@ With no arguments it serves MCP over stdio (this is how hosts start it).`,
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetIn(a.io.In)
+	root.SetOut(a.io.Out) // before InitDefaultCompletionCmd, which keeps the writer it sees
+	root.SetErr(a.io.Err)
 	for _, c := range subcommands(a) {
 		root.AddCommand(c)
 	}
+	root.InitDefaultCompletionCmd() // now rather than at Execute, so prepare sees the completion group
 	prepare(root)
 	return root
 }

@@ -45,6 +45,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"prices", "bogus"}, `unknown command "bogus" for "coagent8 prices"`, "coagent8 prices"},
 		{[]string{"gate", "bogus"}, `unknown command "bogus" for "coagent8 gate"`, "coagent8 gate"},
 		{[]string{"sandbox", "bogus"}, `unknown command "bogus" for "coagent8 sandbox"`, "coagent8 sandbox"},
+		{[]string{"completion", "bogus"}, `unknown command "bogus" for "coagent8 completion"`, "coagent8 completion"},
 		{[]string{"audit", "--limit", "x"}, `invalid argument "x" for "--limit"`, "coagent8 audit"},
 		{[]string{"--no-such-flag"}, "unknown flag: --no-such-flag", "coagent8"},
 	}
@@ -67,11 +68,19 @@ func TestUsageErrors(t *testing.T) {
 // TestGroupsWithoutSubcommand: a bare group still prints its help and
 // exits 0 (unchanged), listing its subcommands.
 func TestGroupsWithoutSubcommand(t *testing.T) {
-	for _, group := range []string{"prices", "gate", "sandbox"} {
+	for _, group := range []string{"prices", "gate", "sandbox", "completion"} {
 		code, out, errs := runCLI(t, testEnv(t), "", group)
 		if code != ExitOK || !strings.Contains(out, "coagent8 "+group+" [command]") || errs != "" {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", group, code, out, errs)
 		}
+	}
+}
+
+// TestCompletionStillWorks: generating a completion script is unchanged.
+func TestCompletionStillWorks(t *testing.T) {
+	code, out, errs := runCLI(t, testEnv(t), "", "completion", "bash")
+	if code != ExitOK || !strings.Contains(out, "bash completion") || errs != "" {
+		t.Errorf("exit %d, stdout %.80q, stderr %q", code, out, errs)
 	}
 }
 
