@@ -201,6 +201,7 @@ func TestResolve(t *testing.T) {
 		{"override relative", []string{"CLAUDE_PATH=claude"}, "", fault.CLINotFound},
 		{"override not executable", []string{"CLAUDE_PATH=" + noexec, "PATH=" + dir}, "", fault.CLINotFound},
 		{"missing", []string{"PATH=/nonexistent"}, "", fault.CLINotFound},
+		{"repeated entries", []string{"PATH=/nonexistent:/nonexistent/:" + dir}, exe, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -30,10 +30,12 @@ func Resolve(env config.Env, name string, overrides ...string) (path string, sea
 		}
 		return "", searched, notFound(name, searched)
 	}
+	seen := map[string]bool{}
 	for _, dir := range filepath.SplitList(env.Get("PATH")) {
-		if dir == "" || !filepath.IsAbs(dir) {
-			continue // relative PATH entries would resolve against the workspace
+		if dir == "" || !filepath.IsAbs(dir) || seen[filepath.Clean(dir)] {
+			continue // relative entries would resolve against the workspace; repeats add nothing
 		}
+		seen[filepath.Clean(dir)] = true
 		for _, cand := range candidates(dir, name, env) {
 			searched = append(searched, cand)
 			if isExecutable(cand) {
