@@ -22,7 +22,10 @@ var errClosed = errors.New("redact: write after close")
 // [MaxHold] bytes) and does not close w. A write error from w is returned
 // by that and every later call. Not safe for concurrent use.
 func (r *Redactor) Writer(w io.Writer) io.WriteCloser {
-	return &writer{sc: newScanner(r.rs), w: w}
+	// Sized once for the steady state (context + compaction slack + a
+	// write), so small writes do not regrow the buffers.
+	return &writer{sc: newScanner(r.rs), w: w,
+		buf: make([]byte, 0, compactAt+2*ctxLen+1024), out: make([]byte, 0, 1024)}
 }
 
 type writer struct {
