@@ -191,9 +191,10 @@ The policy is the "egress" section of config.json. Without one the
 built-in policy applies: no labels; unlabelled content weighs 0.0;
 credentials are non-declassifiable, so a body carrying a provider key or
 other credential is refused; portal_threshold 0.3, forbidden_threshold 0.8;
-capacity for provider-request only, 1,000,000 transmissions and 256 GiB of
-request bodies per host, with no time window and no refund; every other
-purpose is refused. A malformed "egress" section refuses to start.
+capacity for provider-request, 1,000,000 transmissions and 256 GiB of
+request bodies per host, with no time window and no refund (the only
+other purpose, closed-diagnostic-recording, is local and never
+transmitted). A malformed "egress" section refuses to start.
 
 When a label names workspace paths, --workspace is required: it is the
 working tree whose labelled files the gate fingerprints to learn what a

@@ -42,6 +42,8 @@ func (a *app) build(ctx context.Context) (*stack, error) {
 		closeEvents()
 		return nil, err
 	}
+	recorder := &issueRecorder{a: a, events: events}
+	closeEvents = func(close func()) func() { return func() { close(); recorder.close() } }(closeEvents)
 	gov, cfg, err := a.governance(log, events)
 	if err != nil {
 		closeEvents()
@@ -49,7 +51,7 @@ func (a *app) build(ctx context.Context) (*stack, error) {
 	}
 	srv, err := mcpserver.New(mcpserver.Options{Env: a.env, Runner: runner, Profile: a.toolProfile(cfg, log), Logger: log,
 		Governance: gov, DefaultBackend: cfg.DefaultBackend, DoctorSections: a.doctorSections(), Sessions: sessions,
-		Verifier: a.verifier(log, events)})
+		Verifier: a.verifier(log, events), IssueRecorder: recorder})
 	if err != nil {
 		closeEvents()
 		return nil, err

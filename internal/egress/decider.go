@@ -120,7 +120,9 @@ func (d *Decider) judge(st *state, t Transmission, now time.Time, dec *Decision)
 		return nil, nil, ReasonTargetKind
 	}
 	eff := st.p.effective(pt, t.Purpose)
-	if _, ok := st.p.purposes[t.Purpose]; !ok || eff.denied {
+	// closed-diagnostic-recording has no network transport:
+	// its capacity admits local records only, never a transmission.
+	if _, ok := st.p.purposes[t.Purpose]; !ok || eff.denied || t.Purpose == DiagnosticRecording {
 		return nil, nil, ReasonPurpose
 	}
 	c, err := classify(st.p, st.src, t.Body, t.JSON)

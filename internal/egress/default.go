@@ -18,6 +18,11 @@ const (
 	// average body of 256 KiB.
 	DefaultProviderRequestUses  = 1_000_000
 	DefaultProviderRequestBytes = 256 << 30
+	// DefaultDiagnosticUses and DefaultDiagnosticBytes are the lifetime
+	// capacity of the closed-diagnostic-recording account (the `issue`
+	// tool's local report records): ten thousand reports and 64 MiB.
+	DefaultDiagnosticUses  = 10_000
+	DefaultDiagnosticBytes = 64 << 20
 )
 
 // DefaultConfig returns the conservative built-in policy: no labels,
@@ -25,7 +30,8 @@ const (
 // body carrying one is refused at any weight, R-187), thresholds
 // DefaultPortalThreshold / DefaultForbiddenThreshold, and only the
 // [ProviderRequest] purpose has capacity (DefaultProviderRequestUses,
-// DefaultProviderRequestBytes); every other purpose is refused.
+// DefaultProviderRequestBytes) and [DiagnosticRecording]
+// (DefaultDiagnosticUses, DefaultDiagnosticBytes) have capacity.
 //
 // The first transmission opens the durable account with these ceilings.
 // A later "egress" section with other provider-request ceilings is then
@@ -37,7 +43,11 @@ func DefaultConfig() Config {
 		PortalThreshold:    &portal,
 		ForbiddenThreshold: &forbidden,
 		NonDeclassifiable:  []Category{Credentials},
-		Purposes: map[Purpose]PurposeConfig{ProviderRequest: {Label: "model provider requests",
-			MaxUses: DefaultProviderRequestUses, MaxBytes: DefaultProviderRequestBytes}},
+		Purposes: map[Purpose]PurposeConfig{
+			ProviderRequest: {Label: "model provider requests",
+				MaxUses: DefaultProviderRequestUses, MaxBytes: DefaultProviderRequestBytes},
+			DiagnosticRecording: {Label: "local bug-report records",
+				MaxUses: DefaultDiagnosticUses, MaxBytes: DefaultDiagnosticBytes},
+		},
 	}
 }

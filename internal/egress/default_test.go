@@ -12,7 +12,8 @@ import (
 )
 
 // TestDefaultConfig: the built-in policy is valid, sends ordinary bodies
-// raw, refuses a credential and every purpose but provider-request,
+// raw, refuses a credential and any transmission under the
+// closed diagnostic purpose (local records only),
 // and opens the account with the documented ceilings.
 func TestDefaultConfig(t *testing.T) {
 	credential := "sk-ant-api03-" + strings.Repeat("A", 93) + "AA"
@@ -25,7 +26,7 @@ func TestDefaultConfig(t *testing.T) {
 		{"plain text raw", ProviderRequest, "please refactor the parser in main.go", ReasonRaw},
 		{"private-looking text is raw without labels", ProviderRequest, dealNotes, ReasonRaw},
 		{"credential refused", ProviderRequest, "deploy with " + credential, ReasonCategory},
-		{"other purpose refused", DiagnosticRecording, "plain", ReasonPurpose},
+		{"diagnostic purpose never transmits", DiagnosticRecording, "plain", ReasonPurpose},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,11 +2,13 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"runtime"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/coagent8/coagent8/internal/doctor"
+	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/issuereport"
 	"github.com/coagent8/coagent8/internal/version"
 )
@@ -22,9 +24,28 @@ const issueDescription = `Prepare a sanitized bug report for coagent8: title, bo
 	`with credentials, home paths, code and diffs removed) and a prefilled new-issue link. Nothing is sent anywhere: ` +
 	`show the report to the user, who may open the link.`
 
+// IssueRecorder keeps a report's exact bytes locally under the
+// closed-diagnostic-recording purpose (issue 10 §5): the bytes are admitted
+// against that purpose's own disclosure capacity, then written to a
+// fixed local directory. It never sends anything. path is where the
+// record was written.
+type IssueRecorder interface {
+	Record(ctx context.Context, report []byte) (path string, err error)
+}
+
+// IssueResult is the issue tool's structured result: the report and where
+// its exact bytes were recorded locally (or why they were not).
+type IssueResult struct {
+	issuereport.Report
+	// RecordedAt is the local record of the report's canonical JSON ("~"
+	// for the home directory); empty when it was not recorded.
+	RecordedAt string   `json:"recordedAt,omitempty"`
+	Warnings   []string `json:"warnings,omitempty"`
+}
+
 func (s *Server) issueTool() (*mcp.Tool, mcp.ToolHandler) {
 	in, resolved := schemaFor[IssueArgs](nil)
-	out, _ := schemaFor[issuereport.Report](nil)
+	out, _ := schemaFor[IssueResult](nil)
 	tool := &mcp.Tool{Name: "issue", Title: "Prepare a bug report", Description: issueDescription,
 		InputSchema: in, OutputSchema: out, Icons: []mcp.Icon{icon()},
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}}
@@ -33,10 +54,50 @@ func (s *Server) issueTool() (*mcp.Tool, mcp.ToolHandler) {
 		if err != nil {
 			return nil, err
 		}
-		r := s.Issue(ctx, a)
+		r := s.record(ctx, s.Issue(ctx, a))
 		text := r.Title + "\n\n" + r.Body + "\nOpen to file it (nothing was sent): " + r.IssueURL
+		if r.RecordedAt != "" {
+			text += "\nA local copy was recorded at " + r.RecordedAt
+		}
+		for _, w := range r.Warnings {
+			text += "\n> Warning: " + w
+		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: r}, nil
 	}
+}
+
+// record admits and records the report's canonical JSON bytes. A refusal
+// (capacity spent, no recorder) is a warning: the report is still shown.
+func (s *Server) record(ctx context.Context, r issuereport.Report) IssueResult {
+	out := IssueResult{Report: r}
+	if s.issueRecorder == nil {
+		return out
+	}
+	b, err := canonicalJSON(r)
+	if err == nil {
+		var path string
+		if path, err = s.issueRecorder.Record(ctx, b); err == nil {
+			out.RecordedAt = s.diag.String(path)
+			return out
+		}
+	}
+	fe := fault.From(err)
+	out.Warnings = append(out.Warnings, s.diag.String("the report was not recorded locally: "+fe.Message+" ("+fe.Reason+")"))
+	return out
+}
+
+// canonicalJSON is encoding/json's compact encoding with object keys
+// sorted (what closed-diagnostic-recording@1 admits).
+func canonicalJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var generic any
+	if err := json.Unmarshal(b, &generic); err != nil {
+		return nil, err
+	}
+	return json.Marshal(generic)
 }
 
 // Issue builds the sanitized report: the doctor summary (metadata probes

@@ -38,6 +38,9 @@ type Options struct {
 	DoctorSections func() map[string]any
 	// Governance decides which models may run (required).
 	Governance Governance
+	// IssueRecorder, if set, records each issue report locally under its
+	// own disclosure capacity (issue 10 §5).
+	IssueRecorder IssueRecorder
 	// Sessions backs the session and cancel tools (nil: they answer that
 	// no session archive is configured).
 	Sessions SessionStore
@@ -59,6 +62,7 @@ type Server struct {
 	doctorSections func() map[string]any
 	governance     Governance
 	models         *modelCache
+	issueRecorder  IssueRecorder
 	sessions       SessionStore
 	jobs           *jobs
 	state          *toolState
@@ -77,7 +81,7 @@ func New(o Options) (*Server, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{env: o.Env, runner: o.Runner, diag: redact.NewDiagnostic(o.Env.Home()), log: o.Logger, defaultBackend: o.DefaultBackend, doctorSections: o.DoctorSections,
-		governance: o.Governance, models: &modelCache{ttl: 10 * time.Minute, m: map[[2]string]cached{}},
+		issueRecorder: o.IssueRecorder, governance: o.Governance, models: &modelCache{ttl: 10 * time.Minute, m: map[[2]string]cached{}},
 		sessions: o.Sessions, jobs: newJobs(), state: newToolState(), verifier: o.Verifier}
 	s.mcp = mcp.NewServer(identity(), &mcp.ServerOptions{
 		// The SDK logs every session start at info level; only its
