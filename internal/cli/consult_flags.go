@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coagent8/coagent8/internal/adapter"
+	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/turn"
 )
 
@@ -51,13 +53,12 @@ func (o *consultOptions) validate() error {
 // reads it from the workspace, so it must be a path inside the workspace,
 // given relative to it.
 func contextFile(f string) error {
-	switch {
-	case f == "":
+	if f == "" {
 		return fmt.Errorf("--file is empty")
-	case filepath.IsAbs(f) || strings.HasPrefix(f, "/") || strings.HasPrefix(f, `\`):
-		return fmt.Errorf("--file %q: give the path relative to the workspace, not an absolute path", f)
-	case !filepath.IsLocal(f) || slices.Contains(strings.Split(filepath.ToSlash(f), "/"), ".."):
-		return fmt.Errorf("--file %q: give the path inside the workspace without '..'", f)
+	}
+	if err := turn.ContextFile(f); err != nil {
+		// Same rule as the MCP tool's context_files; name the flag.
+		return errors.New(strings.Replace(fault.From(err).Message, "context file ", "--file ", 1))
 	}
 	return nil
 }

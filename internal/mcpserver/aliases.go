@@ -134,6 +134,7 @@ func consultRequest(a ConsultArgs) turn.Request {
 	return turn.Request{
 		Backend:       a.Backend,
 		Prompt:        turn.ConsultPrompt(turn.ConsultInput{Proposal: a.Proposal, TaskType: a.TaskType, ContextFiles: files, SpecificQuestions: a.SpecificQuestions}),
+		ContextFiles:  files,
 		Workspace:     a.WorkspacePath,
 		Model:         a.Model,
 		Effort:        a.ReasoningEffort,

@@ -1,8 +1,12 @@
 package turn
 
 import (
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/coagent8/coagent8/internal/fault"
 )
 
 // ConsultInput is the caller's consultation request (contract.md §1).
@@ -44,4 +48,24 @@ func ConsultPrompt(in ConsultInput) string {
 		}
 	}
 	return b.String()
+}
+
+// ContextFile checks one context file name (context_files, file_paths,
+// --file): only the name goes into the prompt and the backend reads the
+// file itself, so it must be a path inside the workspace, relative to it,
+// without ".." — an absolute or escaping name would point the backend
+// outside the workspace it was given.
+func ContextFile(f string) error {
+	msg := ""
+	switch {
+	case f == "":
+		msg = "a context file name is empty"
+	case filepath.IsAbs(f) || strings.HasPrefix(f, "/") || strings.HasPrefix(f, `\`):
+		msg = fmt.Sprintf("context file %q: give the path relative to the workspace, not an absolute path", f)
+	case !filepath.IsLocal(f) || slices.Contains(strings.Split(filepath.ToSlash(f), "/"), ".."):
+		msg = fmt.Sprintf("context file %q: give the path inside the workspace without '..'", f)
+	default:
+		return nil
+	}
+	return fault.New(fault.InvalidInput, "context_file.invalid", msg)
 }

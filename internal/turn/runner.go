@@ -22,8 +22,11 @@ const (
 
 // Request is one validated-at-run turn request.
 type Request struct {
-	Backend       string
-	Prompt        string
+	Backend string
+	Prompt  string
+	// ContextFiles are the file names the prompt names (checked only:
+	// see [ContextFile]).
+	ContextFiles  []string
 	Workspace     string // as given; validated by Run
 	Model         string // requested ("" = backend default)
 	Effort        string
@@ -154,6 +157,11 @@ func (r *Runner) admit(req Request) (adapter.Backend, adapter.Turn, error) {
 	}
 	if err := Prompt(req.Prompt); err != nil {
 		return nil, adapter.Turn{}, err
+	}
+	for _, f := range req.ContextFiles {
+		if err := ContextFile(f); err != nil {
+			return nil, adapter.Turn{}, err
+		}
 	}
 	if req.Model != "" {
 		if err := adapter.ValidModel(req.Model); err != nil {

@@ -163,3 +163,17 @@ func TestWorkspaceChangeWithholdsAnswer(t *testing.T) {
 		t.Fatalf("events = %+v", evs)
 	}
 }
+
+func TestContextFilesMustStayInTheWorkspace(t *testing.T) {
+	for _, f := range []string{"", "/etc/passwd", "../x", "a/../../x", `\\server\share`} {
+		b := &countingBackend{}
+		r, _ := newRunner(t, b)
+		o := r.Run(context.Background(), Request{Backend: "claude", Prompt: "q", Workspace: t.TempDir(), ContextFiles: []string{"ok.go", f}})
+		if o.Error == nil || o.Error.Reason != "context_file.invalid" || b.runs.Load() != 0 {
+			t.Errorf("%q: outcome %+v", f, o.Error)
+		}
+	}
+	if err := ContextFile("internal/turn/prompt.go"); err != nil {
+		t.Fatal(err)
+	}
+}
