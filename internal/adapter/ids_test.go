@@ -1,8 +1,9 @@
 package adapter
 
 import (
-	"regexp"
 	"testing"
+
+	"github.com/coagent8/coagent8/internal/patterntest"
 )
 
 const uuidPattern = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
@@ -16,22 +17,9 @@ var uuidCases = []string{
 }
 
 func TestIsUUIDMatchesPattern(t *testing.T) {
-	re := regexp.MustCompile(uuidPattern)
-	for _, s := range uuidCases {
-		if got, want := IsUUID(s), re.MatchString(s); got != want {
-			t.Errorf("IsUUID(%q) = %v, want %v", s, got, want)
-		}
-	}
+	patterntest.Match(t, uuidCases, patterntest.Check{Name: "IsUUID", Pattern: uuidPattern, Func: IsUUID})
 }
 
 func FuzzIsUUID(f *testing.F) {
-	for _, s := range uuidCases {
-		f.Add(s)
-	}
-	re := regexp.MustCompile(uuidPattern)
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := IsUUID(s), re.MatchString(s); got != want {
-			t.Errorf("IsUUID(%q) = %v, want %v", s, got, want)
-		}
-	})
+	patterntest.Fuzz(f, uuidCases, patterntest.Check{Name: "IsUUID", Pattern: uuidPattern, Func: IsUUID})
 }

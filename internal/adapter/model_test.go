@@ -1,9 +1,10 @@
 package adapter
 
 import (
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/coagent8/coagent8/internal/patterntest"
 )
 
 // modelPattern is the regular expression ValidModel implements by hand.
@@ -17,22 +18,9 @@ var modelCases = []string{
 }
 
 func TestValidModelMatchesPattern(t *testing.T) {
-	re := regexp.MustCompile(modelPattern)
-	for _, s := range modelCases {
-		if got, want := ValidModel(s) == nil, re.MatchString(s); got != want {
-			t.Errorf("ValidModel(%q) accepts = %v, want %v", s, got, want)
-		}
-	}
+	patterntest.Match(t, modelCases, patterntest.Check{Name: "ValidModel", Pattern: modelPattern, Func: func(s string) bool { return ValidModel(s) == nil }})
 }
 
 func FuzzValidModel(f *testing.F) {
-	for _, s := range modelCases {
-		f.Add(s)
-	}
-	re := regexp.MustCompile(modelPattern)
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := ValidModel(s) == nil, re.MatchString(s); got != want {
-			t.Errorf("ValidModel(%q) accepts = %v, want %v", s, got, want)
-		}
-	})
+	patterntest.Fuzz(f, modelCases, patterntest.Check{Name: "ValidModel", Pattern: modelPattern, Func: func(s string) bool { return ValidModel(s) == nil }})
 }

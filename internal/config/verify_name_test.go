@@ -1,9 +1,10 @@
 package config
 
 import (
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/coagent8/coagent8/internal/patterntest"
 )
 
 const bareProgramPattern = `^[A-Za-z0-9][A-Za-z0-9._+-]*$`
@@ -14,22 +15,9 @@ var bareProgramCases = []string{
 }
 
 func TestBareProgramMatchesPattern(t *testing.T) {
-	re := regexp.MustCompile(bareProgramPattern)
-	for _, s := range bareProgramCases {
-		if got, want := bareProgram(s), re.MatchString(s); got != want {
-			t.Errorf("bareProgram(%q) = %v, want %v", s, got, want)
-		}
-	}
+	patterntest.Match(t, bareProgramCases, patterntest.Check{Name: "bareProgram", Pattern: bareProgramPattern, Func: bareProgram})
 }
 
 func FuzzBareProgram(f *testing.F) {
-	for _, s := range bareProgramCases {
-		f.Add(s)
-	}
-	re := regexp.MustCompile(bareProgramPattern)
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := bareProgram(s), re.MatchString(s); got != want {
-			t.Errorf("bareProgram(%q) = %v, want %v", s, got, want)
-		}
-	})
+	patterntest.Fuzz(f, bareProgramCases, patterntest.Check{Name: "bareProgram", Pattern: bareProgramPattern, Func: bareProgram})
 }

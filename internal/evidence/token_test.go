@@ -1,9 +1,10 @@
 package evidence
 
 import (
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/coagent8/coagent8/internal/patterntest"
 )
 
 const tokenPattern = `^[a-z0-9][a-z0-9._:-]{0,63}$`
@@ -14,22 +15,9 @@ var tokenCases = []string{
 }
 
 func TestTokenMatchesPattern(t *testing.T) {
-	re := regexp.MustCompile(tokenPattern)
-	for _, s := range tokenCases {
-		if got, want := token(s), re.MatchString(s); got != want {
-			t.Errorf("token(%q) = %v, want %v", s, got, want)
-		}
-	}
+	patterntest.Match(t, tokenCases, patterntest.Check{Name: "token", Pattern: tokenPattern, Func: token})
 }
 
 func FuzzToken(f *testing.F) {
-	for _, s := range tokenCases {
-		f.Add(s)
-	}
-	re := regexp.MustCompile(tokenPattern)
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := token(s), re.MatchString(s); got != want {
-			t.Errorf("token(%q) = %v, want %v", s, got, want)
-		}
-	})
+	patterntest.Fuzz(f, tokenCases, patterntest.Check{Name: "token", Pattern: tokenPattern, Func: token})
 }

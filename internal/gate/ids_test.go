@@ -1,9 +1,10 @@
 package gate
 
 import (
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/coagent8/coagent8/internal/patterntest"
 )
 
 // idCases exercise the edges of the id alphabets: length bounds, first
@@ -17,36 +18,11 @@ var idCases = []string{
 	"a" + strings.Repeat("-", 127), "a" + strings.Repeat("-", 128),
 }
 
-func TestIDCheckersMatchPatterns(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		pattern string
-		check   func(string) bool
-	}{
-		{"model", `^[A-Za-z0-9][A-Za-z0-9._:/\[\]-]{0,127}$`, validModelID},
-		{"job", `^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`, validJobID},
-	} {
-		re := regexp.MustCompile(tc.pattern)
-		for _, s := range idCases {
-			if got, want := tc.check(s), re.MatchString(s); got != want {
-				t.Errorf("%s(%q) = %v, want %v", tc.name, s, got, want)
-			}
-		}
-	}
+var handChecks = []patterntest.Check{
+	{Name: "validModelID", Pattern: `^[A-Za-z0-9][A-Za-z0-9._:/\[\]-]{0,127}$`, Func: validModelID},
+	{Name: "validJobID", Pattern: `^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`, Func: validJobID},
 }
 
-func FuzzIDCheckers(f *testing.F) {
-	for _, s := range idCases {
-		f.Add(s)
-	}
-	model := regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/\[\]-]{0,127}$`)
-	job := regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := validModelID(s), model.MatchString(s); got != want {
-			t.Errorf("validModelID(%q) = %v, want %v", s, got, want)
-		}
-		if got, want := validJobID(s), job.MatchString(s); got != want {
-			t.Errorf("validJobID(%q) = %v, want %v", s, got, want)
-		}
-	})
-}
+func TestIDCheckersMatchPatterns(t *testing.T) { patterntest.Match(t, idCases, handChecks...) }
+
+func FuzzIDCheckers(f *testing.F) { patterntest.Fuzz(f, idCases, handChecks...) }

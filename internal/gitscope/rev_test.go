@@ -1,18 +1,15 @@
 package gitscope
 
 import (
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/coagent8/coagent8/internal/patterntest"
 )
 
-var revPatterns = []struct {
-	name    string
-	pattern string
-	check   func(string) bool
-}{
-	{"isHexRev", `^[0-9a-fA-F]{7,40}$`, isHexRev},
-	{"isHeadRel", `^HEAD([~^][0-9]*)+$`, isHeadRel},
+var revPatterns = []patterntest.Check{
+	{Name: "isHexRev", Pattern: `^[0-9a-fA-F]{7,40}$`, Func: isHexRev},
+	{Name: "isHeadRel", Pattern: `^HEAD([~^][0-9]*)+$`, Func: isHeadRel},
 }
 
 var revCases = []string{
@@ -21,30 +18,6 @@ var revCases = []string{
 	"HEAD~1\n", "HEAD~1 ", "HEAD~10000000000000000000", "abcdef0\n", "abcdeé0",
 }
 
-func TestRevChecksMatchPatterns(t *testing.T) {
-	for _, p := range revPatterns {
-		re := regexp.MustCompile(p.pattern)
-		for _, s := range revCases {
-			if got, want := p.check(s), re.MatchString(s); got != want {
-				t.Errorf("%s(%q) = %v, want %v", p.name, s, got, want)
-			}
-		}
-	}
-}
+func TestRevChecksMatchPatterns(t *testing.T) { patterntest.Match(t, revCases, revPatterns...) }
 
-func FuzzRevChecks(f *testing.F) {
-	for _, s := range revCases {
-		f.Add(s)
-	}
-	var res []*regexp.Regexp
-	for _, p := range revPatterns {
-		res = append(res, regexp.MustCompile(p.pattern))
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		for i, p := range revPatterns {
-			if got, want := p.check(s), res[i].MatchString(s); got != want {
-				t.Errorf("%s(%q) = %v, want %v", p.name, s, got, want)
-			}
-		}
-	})
-}
+func FuzzRevChecks(f *testing.F) { patterntest.Fuzz(f, revCases, revPatterns...) }

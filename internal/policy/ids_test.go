@@ -1,9 +1,10 @@
 package policy
 
 import (
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/coagent8/coagent8/internal/patterntest"
 )
 
 // idPattern is the regular expression ValidID implements by hand.
@@ -17,22 +18,9 @@ var idCases = []string{
 }
 
 func TestValidIDMatchesPattern(t *testing.T) {
-	re := regexp.MustCompile(idPattern)
-	for _, s := range idCases {
-		if got, want := ValidID(s), re.MatchString(s); got != want {
-			t.Errorf("ValidID(%q) = %v, want %v", s, got, want)
-		}
-	}
+	patterntest.Match(t, idCases, patterntest.Check{Name: "ValidID", Pattern: idPattern, Func: ValidID})
 }
 
 func FuzzValidID(f *testing.F) {
-	for _, s := range idCases {
-		f.Add(s)
-	}
-	re := regexp.MustCompile(idPattern)
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := ValidID(s), re.MatchString(s); got != want {
-			t.Errorf("ValidID(%q) = %v, want %v", s, got, want)
-		}
-	})
+	patterntest.Fuzz(f, idCases, patterntest.Check{Name: "ValidID", Pattern: idPattern, Func: ValidID})
 }

@@ -1,9 +1,10 @@
 package price
 
 import (
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/coagent8/coagent8/internal/patterntest"
 )
 
 var idCases = []string{
@@ -13,35 +14,11 @@ var idCases = []string{
 	strings.Repeat("a", 128), strings.Repeat("a", 129), "a" + strings.Repeat("]", 127),
 }
 
-func TestHandCheckersMatchPatterns(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		pattern string
-		check   func(string) bool
-	}{
-		{"validID", `^[A-Za-z0-9][A-Za-z0-9._:/\[\]-]{0,127}$`, validID},
-		{"oSeries", `^o[0-9]`, oSeries},
-	} {
-		re := regexp.MustCompile(tc.pattern)
-		for _, s := range idCases {
-			if got, want := tc.check(s), re.MatchString(s); got != want {
-				t.Errorf("%s(%q) = %v, want %v", tc.name, s, got, want)
-			}
-		}
-	}
+var handChecks = []patterntest.Check{
+	{Name: "validID", Pattern: `^[A-Za-z0-9][A-Za-z0-9._:/\[\]-]{0,127}$`, Func: validID},
+	{Name: "oSeries", Pattern: `^o[0-9]`, Func: oSeries},
 }
 
-func FuzzHandCheckers(f *testing.F) {
-	for _, s := range idCases {
-		f.Add(s)
-	}
-	id, o := regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/\[\]-]{0,127}$`), regexp.MustCompile(`^o[0-9]`)
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := validID(s), id.MatchString(s); got != want {
-			t.Errorf("validID(%q) = %v, want %v", s, got, want)
-		}
-		if got, want := oSeries(s), o.MatchString(s); got != want {
-			t.Errorf("oSeries(%q) = %v, want %v", s, got, want)
-		}
-	})
-}
+func TestHandCheckersMatchPatterns(t *testing.T) { patterntest.Match(t, idCases, handChecks...) }
+
+func FuzzHandCheckers(f *testing.F) { patterntest.Fuzz(f, idCases, handChecks...) }

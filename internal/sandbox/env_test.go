@@ -1,9 +1,10 @@
 package sandbox
 
 import (
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/coagent8/coagent8/internal/patterntest"
 )
 
 const envPattern = `^[A-Za-z_][A-Za-z0-9_]*$`
@@ -14,22 +15,9 @@ var envCases = []string{
 }
 
 func TestEnvNameMatchesPattern(t *testing.T) {
-	re := regexp.MustCompile(envPattern)
-	for _, s := range envCases {
-		if got, want := envName(s), re.MatchString(s); got != want {
-			t.Errorf("envName(%q) = %v, want %v", s, got, want)
-		}
-	}
+	patterntest.Match(t, envCases, patterntest.Check{Name: "envName", Pattern: envPattern, Func: envName})
 }
 
 func FuzzEnvName(f *testing.F) {
-	for _, s := range envCases {
-		f.Add(s)
-	}
-	re := regexp.MustCompile(envPattern)
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := envName(s), re.MatchString(s); got != want {
-			t.Errorf("envName(%q) = %v, want %v", s, got, want)
-		}
-	})
+	patterntest.Fuzz(f, envCases, patterntest.Check{Name: "envName", Pattern: envPattern, Func: envName})
 }

@@ -1,9 +1,10 @@
 package session
 
 import (
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/coagent8/coagent8/internal/patterntest"
 )
 
 const handlePattern = `^syn_sess_[A-Za-z0-9_-]{6,80}$`
@@ -15,22 +16,9 @@ var handleCases = []string{
 }
 
 func TestValidHandleMatchesPattern(t *testing.T) {
-	re := regexp.MustCompile(handlePattern)
-	for _, s := range handleCases {
-		if got, want := validHandle(s), re.MatchString(s); got != want {
-			t.Errorf("validHandle(%q) = %v, want %v", s, got, want)
-		}
-	}
+	patterntest.Match(t, handleCases, patterntest.Check{Name: "validHandle", Pattern: handlePattern, Func: validHandle})
 }
 
 func FuzzValidHandle(f *testing.F) {
-	for _, s := range handleCases {
-		f.Add(s)
-	}
-	re := regexp.MustCompile(handlePattern)
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := validHandle(s), re.MatchString(s); got != want {
-			t.Errorf("validHandle(%q) = %v, want %v", s, got, want)
-		}
-	})
+	patterntest.Fuzz(f, handleCases, patterntest.Check{Name: "validHandle", Pattern: handlePattern, Func: validHandle})
 }

@@ -1,18 +1,15 @@
 package agy
 
 import (
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/coagent8/coagent8/internal/patterntest"
 )
 
 // idPatterns are the regular expressions the hand-written checks implement.
-var idPatterns = []struct {
-	name    string
-	pattern string
-	check   func(string) bool
-}{
-	{"eventID", `^[A-Za-z0-9._:/-]{1,128}$`, eventID},
+var idPatterns = []patterntest.Check{
+	{Name: "eventID", Pattern: `^[A-Za-z0-9._:/-]{1,128}$`, Func: eventID},
 }
 
 var idCases = []string{
@@ -24,30 +21,6 @@ var idCases = []string{
 	"0199a6c4-7b1e-7c3a-9d2f-4e5a6b7c8d9\n", "------------------------------------",
 }
 
-func TestIDChecksMatchPatterns(t *testing.T) {
-	for _, p := range idPatterns {
-		re := regexp.MustCompile(p.pattern)
-		for _, s := range idCases {
-			if got, want := p.check(s), re.MatchString(s); got != want {
-				t.Errorf("%s(%q) = %v, want %v", p.name, s, got, want)
-			}
-		}
-	}
-}
+func TestIDChecksMatchPatterns(t *testing.T) { patterntest.Match(t, idCases, idPatterns...) }
 
-func FuzzIDChecks(f *testing.F) {
-	for _, s := range idCases {
-		f.Add(s)
-	}
-	var res []*regexp.Regexp
-	for _, p := range idPatterns {
-		res = append(res, regexp.MustCompile(p.pattern))
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		for i, p := range idPatterns {
-			if got, want := p.check(s), res[i].MatchString(s); got != want {
-				t.Errorf("%s(%q) = %v, want %v", p.name, s, got, want)
-			}
-		}
-	})
-}
+func FuzzIDChecks(f *testing.F) { patterntest.Fuzz(f, idCases, idPatterns...) }
