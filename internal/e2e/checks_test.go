@@ -36,22 +36,7 @@ func goBin() string {
 func goRepo(t *testing.T) (dir, sha string) {
 	t.Helper()
 	dir = t.TempDir()
-	git := func(args ...string) string {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid",
-			"-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1"}
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	write := func(name, body string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	git, write := gitTools(t, dir)
 	write("go.mod", "module example.com/calc\n\ngo 1.22\n")
 	write("calc.go", "package calc\n\nfunc Div(a, b int) int {\n\treturn a * b\n}\n")
 	git("init", "-q")

@@ -16,13 +16,10 @@ import (
 	"github.com/coagent8/coagent8/internal/providertest"
 )
 
-// gitRepo makes a real repository with one commit and an uncommitted
-// change (a modified file and an untracked one); it returns the
-// directory and the commit sha.
-func gitRepo(t *testing.T) (dir, sha string) {
-	t.Helper()
-	dir = t.TempDir()
-	git := func(args ...string) string {
+// gitTools returns a git runner (fixed identity, no system or user
+// configuration) and a file writer for the repository in dir.
+func gitTools(t *testing.T, dir string) (git func(args ...string) string, write func(name, body string)) {
+	git = func(args ...string) string {
 		cmd := exec.Command("git", append([]string{"-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid",
 			"-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
 		cmd.Dir = dir
@@ -33,11 +30,21 @@ func gitRepo(t *testing.T) (dir, sha string) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	write := func(name, body string) {
+	write = func(name, body string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return git, write
+}
+
+// gitRepo makes a real repository with one commit and an uncommitted
+// change (a modified file and an untracked one); it returns the
+// directory and the commit sha.
+func gitRepo(t *testing.T) (dir, sha string) {
+	t.Helper()
+	dir = t.TempDir()
+	git, write := gitTools(t, dir)
 	git("init", "-q")
 	write("calc.go", "package calc\n\nfunc Div(a, b int) int {\n\treturn a * b\n}\n")
 	git("add", "calc.go")
