@@ -11,13 +11,13 @@ import (
 
 	"github.com/coagent8/coagent8/internal/cli"
 	"github.com/coagent8/coagent8/internal/sandbox"
-	_ "github.com/coagent8/coagent8/internal/sandbox/entry" // runs the sandbox helper before the CLI initialises
+	_ "github.com/coagent8/coagent8/internal/sandbox/entry" // runs a containment probe before the CLI initialises
 )
 
 func main() {
-	// The helper normally ran already in entry's initialiser; this call keeps
-	// the re-exec working should that import ever go.
-	sandbox.MaybeRunChild() // sandbox helper/probe re-exec; returns in a normal process
+	// A probe normally ran already in entry's initialiser; this call keeps
+	// probe mode working should that import ever go.
+	sandbox.MaybeRunChild() // containment probe re-exec; returns in a normal process
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, os.Args[1:], cli.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()

@@ -8,7 +8,7 @@ import (
 )
 
 // BenchmarkRunTrue measures one in-process task-sandbox run of
-// /usr/bin/true (helper re-exec, namespaces, mounts, Landlock, seccomp,
+// /usr/bin/true (fork of PID 1, namespaces, mounts, Landlock, seccomp,
 // cgroups, teardown). The CLI comparison with bwrap, srt and codex lives in
 // bench/sandbox.
 func BenchmarkRunTrue(b *testing.B) {

@@ -169,12 +169,11 @@ func (cg *jobCgroups) arm(lim Limits) error {
 	return nil
 }
 
-// openV1Tasks opens the "tasks" file of every v1 job cgroup for the helper
-// (the v2 leaf is joined at clone time with CLONE_INTO_CGROUP). The helper's
-// command thread writes "0" to each before it builds the root, so it and
-// everything it forks are inside the v1 limits before the command starts
-// (see joinV1Self). The supervisor does not write the helper's pid to
-// cgroup.procs itself: moving another process takes the kernel's global
+// openV1Tasks opens the "tasks" file of every v1 job cgroup for PID 1 (the
+// v2 leaf is joined at clone time with CLONE_INTO_CGROUP). PID 1 writes "0"
+// to each before it builds the root, so it and everything it forks are
+// inside the v1 limits before the command starts (compilePlan). The
+// supervisor does not write PID 1's pid to cgroup.procs itself: moving another process takes the kernel's global
 // threadgroup lock, whose RCU grace period cost 7–20 ms per run on a hybrid
 // host (issue 8 performance); a thread moving itself does not.
 func (cg *jobCgroups) openV1Tasks() ([]*os.File, error) {

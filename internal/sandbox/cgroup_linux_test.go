@@ -10,8 +10,8 @@ import (
 
 // TestCommandInEveryJobCgroup: the command runs inside the job's v2 leaf
 // (its cgroup namespace root) and inside the job cgroup of every v1
-// controller the layout uses for limits (the helper joins those itself,
-// see joinV1Self) — so the limits the receipt reads back are the ones that
+// controller the layout uses for limits (PID 1 joins those itself,
+// see compilePlan) — so the limits the receipt reads back are the ones that
 // applied to the command.
 func TestCommandInEveryJobCgroup(t *testing.T) {
 	s := newTestSandbox(t)

@@ -35,10 +35,19 @@
 // classes, never command output or arguments). A configured sink that
 // cannot be written refuses the run (R-197, reason audit.sink_unwritable).
 //
-// # Re-exec
+// # Process structure
 //
-// The child side runs by re-executing the current binary with a hidden
-// argv[0] marker. Programs that use this package must call [MaybeRunChild]
+// The sandbox's PID 1 is forked from the supervisor with clone3 (every
+// namespace at once, directly into the job's cgroup) and never runs Go
+// code: the supervisor compiles the whole setup (fresh root, pivot,
+// privilege drop, Landlock, seccomp) into a list of raw system calls that
+// the child replays the way the standard library's fork/exec child does,
+// then forks the command and stays only to reap and report its status
+// (fork_linux.go, plan_linux.go). No second program starts before the
+// command, which keeps a run of /usr/bin/true within reach of bwrap's cost.
+//
+// Qualification probes run this binary inside the sandbox with a hidden
+// probe argument. Programs that use this package must call [MaybeRunChild]
 // first thing in main (and in TestMain); it returns immediately in a normal
 // process.
 //

@@ -3,11 +3,12 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/sys/unix"
 )
@@ -39,26 +40,36 @@ const (
 	tmpfsFlag = unix.MS_NOSUID | unix.MS_NODEV
 )
 
-// buildRoot builds the fresh root under JobRoot/root and pivots into it
-// (notes §3 step 6).
-func buildRoot(p childPolicy) error {
-	root := filepath.Join(p.JobRoot, "root")
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
-		return step("mount namespace", err)
+// root plans the fresh root under jobRoot/root and the pivot into it
+// (notes §3 step 6). Host paths are examined here, in the supervisor; the
+// child only replays the resulting system calls.
+func (p *plan) root(j job, jobRoot string) error {
+	root := filepath.Join(jobRoot, "root")
+	p.mount("mount namespace", "", "/", "", unix.MS_REC|unix.MS_SLAVE, "")
+	p.mount("root tmpfs", "tmpfs", root, "tmpfs", tmpfsFlag, "mode=0755,size=4m")
+	if err := p.system(root); err != nil {
+		return err
 	}
-	if err := unix.Mount("tmpfs", root, "tmpfs", tmpfsFlag, "mode=0755,size=4m"); err != nil {
-		return step("root tmpfs", err)
+	if err := p.etc(root); err != nil {
+		return err
 	}
-	steps := []func(string, childPolicy) error{mountSystem, mountEtc, mountDev, mountProc, mountTmp, mountJob, mountBinds}
-	for _, s := range steps {
-		if err := s(root, p); err != nil {
-			return err
-		}
+	p.dev(root)
+	p.proc(root)
+	p.mkdir("/tmp", root+"/tmp", 0o777)
+	p.mount("/tmp tmpfs", "tmpfs", root+"/tmp", "tmpfs", tmpfsFlag, fmt.Sprintf("mode=1777,size=%d", j.limits.Tmp))
+	// The job root's children are bound read-write; nothing else of the
+	// job root (or the host) is writable.
+	for _, d := range []string{"workspace", "scratch", "artifacts"} {
+		p.bind(root, filepath.Join(jobRoot, d), root+"/job/"+d, true, attrRW)
 	}
-	return pivot(root)
+	for _, b := range j.binds {
+		p.bind(root, b.Src, root+b.Dst, b.Dir, attrRO)
+	}
+	p.pivot(root)
+	return nil
 }
 
-func mountSystem(root string, _ childPolicy) error {
+func (p *plan) system(root string) error {
 	for _, d := range systemDirs {
 		fi, err := os.Lstat(d)
 		if err != nil {
@@ -66,29 +77,21 @@ func mountSystem(root string, _ childPolicy) error {
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			t, err := os.Readlink(d)
-			if err == nil {
-				err = os.Symlink(t, root+d)
-			}
 			if err != nil {
-				return step("system symlink "+d, err)
+				return unavailable("setup", "system symlink "+d, err)
 			}
+			p.symlink("system symlink "+d, t, root+d, 0)
 			continue
 		}
-		if err := bindMount(d, root+d, true, attrRO); err != nil {
-			return err
-		}
+		p.bind(root, d, root+d, true, attrRO)
 	}
 	return nil
 }
 
-func mountEtc(root string, _ childPolicy) error {
-	if err := os.Mkdir(root+"/etc", 0o755); err != nil {
-		return step("/etc", err)
-	}
-	for name, body := range etcFiles {
-		if err := os.WriteFile(root+"/etc/"+name, []byte(body), 0o644); err != nil {
-			return step("/etc/"+name, err)
-		}
+func (p *plan) etc(root string) error {
+	p.mkdir("/etc", root+"/etc", 0o755)
+	for _, name := range slices.Sorted(maps.Keys(etcFiles)) {
+		p.writeFile("/etc/"+name, root+"/etc/"+name, []byte(etcFiles[name]), unix.O_CREAT|unix.O_WRONLY|unix.O_TRUNC)
 	}
 	for _, e := range etcBinds {
 		fi, err := os.Lstat(e)
@@ -97,128 +100,48 @@ func mountEtc(root string, _ childPolicy) error {
 			continue
 		case fi.Mode()&fs.ModeSymlink != 0:
 			if t, err := os.Readlink(e); err == nil {
-				_ = os.Symlink(t, root+e)
+				// Best effort, as before: a dangling link is harmless.
+				p.symlink(e, t, root+e, unix.EEXIST)
 			}
 		default:
-			if err := bindMount(e, root+e, fi.IsDir(), attrRO); err != nil {
-				return err
-			}
+			p.bind(root, e, root+e, fi.IsDir(), attrRO)
 		}
 	}
 	return nil
 }
 
-func mountDev(root string, _ childPolicy) error {
+func (p *plan) dev(root string) {
 	dev := root + "/dev"
-	if err := os.Mkdir(dev, 0o755); err != nil {
-		return step("/dev", err)
-	}
-	if err := unix.Mount("tmpfs", dev, "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=64k"); err != nil {
-		return step("/dev tmpfs", err)
-	}
+	p.mkdir("/dev", dev, 0o755)
+	p.mount("/dev tmpfs", "tmpfs", dev, "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=64k")
 	for _, n := range devNodes {
-		if err := bindMount("/dev/"+n, dev+"/"+n, false, attrDev); err != nil {
-			return err
-		}
+		p.bind(root, "/dev/"+n, dev+"/"+n, false, attrDev)
 	}
-	for name, target := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0",
-		"stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
-		if err := os.Symlink(target, dev+"/"+name); err != nil {
-			return step("/dev/"+name, err)
-		}
+	for _, l := range [][2]string{{"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"}, {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"}} {
+		p.symlink("/dev/"+l[0], l[1], dev+"/"+l[0], 0)
 	}
-	if err := os.Mkdir(dev+"/shm", 0o755); err != nil {
-		return step("/dev/shm", err)
-	}
-	return step("/dev/shm tmpfs", unix.Mount("tmpfs", dev+"/shm", "tmpfs", tmpfsFlag, "mode=1777,size=16m"))
+	p.mkdir("/dev/shm", dev+"/shm", 0o755)
+	p.mount("/dev/shm tmpfs", "tmpfs", dev+"/shm", "tmpfs", tmpfsFlag, "mode=1777,size=16m")
 }
 
-// mountProc mounts a fresh /proc for the new PID namespace (only sandbox
-// PIDs are visible, notes test 12) and makes /proc/sys read-only.
-func mountProc(root string, _ childPolicy) error {
+// proc mounts a fresh /proc for the new PID namespace (only sandbox PIDs
+// are visible, notes test 12) and makes /proc/sys read-only.
+func (p *plan) proc(root string) {
 	proc := root + "/proc"
-	if err := os.Mkdir(proc, 0o555); err != nil {
-		return step("/proc", err)
-	}
-	if err := unix.Mount("proc", proc, "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return step("fresh /proc", err)
-	}
-	return bindMount(proc+"/sys", proc+"/sys", true, attrRO|unix.MOUNT_ATTR_NOEXEC)
+	p.mkdir("/proc", proc, 0o555)
+	p.mount("fresh /proc", "proc", proc, "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+	p.mount("bind "+proc+"/sys", proc+"/sys", proc+"/sys", "", unix.MS_BIND|unix.MS_REC, "")
+	p.setattr("mount attributes /proc/sys", proc+"/sys", attrRO|unix.MOUNT_ATTR_NOEXEC, true)
 }
 
-func mountTmp(root string, p childPolicy) error {
-	if err := os.Mkdir(root+"/tmp", 0o1777); err != nil {
-		return step("/tmp", err)
-	}
-	opts := fmt.Sprintf("mode=1777,size=%d", p.TmpBytes)
-	return step("/tmp tmpfs", unix.Mount("tmpfs", root+"/tmp", "tmpfs", tmpfsFlag, opts))
-}
-
-// mountJob binds the job root's children read-write; nothing else of the
-// job root (or the host) is writable.
-func mountJob(root string, p childPolicy) error {
-	for _, d := range []string{"workspace", "scratch", "artifacts"} {
-		if err := bindMount(filepath.Join(p.JobRoot, d), root+"/job/"+d, true, attrRW); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func mountBinds(root string, p childPolicy) error {
-	for _, b := range p.Binds {
-		if err := bindMount(b.Src, root+b.Dst, b.Dir, attrRO); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// bindMount binds src at dst (creating the mount point) and sets attrs on
-// the whole bound tree (mount_setattr with AT_RECURSIVE, so submounts are
-// read-only too).
-func bindMount(src, dst string, dir bool, attrs uint64) error {
-	if err := mountPoint(dst, dir); err != nil {
-		return step("mount point "+dst, err)
-	}
-	if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-		return step("bind "+src, err)
-	}
-	err := unix.MountSetattr(-1, dst, unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: attrs})
-	return step("mount attributes "+src, err)
-}
-
-func mountPoint(dst string, dir bool) error {
-	if dir {
-		return os.MkdirAll(dst, 0o755)
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	return f.Close()
-}
-
-// pivot makes root the new "/" and detaches the host root, then makes the
-// root tmpfs read-only.
-func pivot(root string) error {
-	if err := unix.Chdir(root); err != nil {
-		return step("pivot_root", err)
-	}
-	if err := unix.PivotRoot(".", "."); err != nil {
-		return step("pivot_root", err)
-	}
-	if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
-		return step("detach host root", err)
-	}
-	if err := unix.Chdir("/"); err != nil {
-		return step("pivot_root", err)
-	}
-	if err := unix.MountSetattr(-1, "/", 0, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
-		return step("read-only root", err)
-	}
-	return step("hostname", unix.Sethostname([]byte("sandbox")))
+// pivot makes root the new "/", detaches the host root, makes the root
+// tmpfs read-only and names the host.
+func (p *plan) pivot(root string) {
+	p.call("pivot_root", unix.SYS_CHDIR, p.cstr(root))
+	dot := p.cstr(".")
+	p.call("pivot_root", unix.SYS_PIVOT_ROOT, dot, dot)
+	p.call("detach host root", unix.SYS_UMOUNT2, dot, unix.MNT_DETACH)
+	p.call("pivot_root", unix.SYS_CHDIR, p.cstr("/"))
+	p.setattr("read-only root", "/", unix.MOUNT_ATTR_RDONLY, false)
+	p.call("hostname", unix.SYS_SETHOSTNAME, p.cstr("sandbox"), uintptr(len("sandbox")))
 }

@@ -12,12 +12,12 @@ import (
 
 // policyVersion changes whenever the enforcement changes in a way the
 // filter or rule digests below would not show (mount plan, id mapping).
-const policyVersion = "task-sandbox/1"
+const policyVersion = "task-sandbox/2"
 
 var policyDigest = sync.OnceValue(func() string {
 	h := sha256.New()
 	f := filterDigest()
 	fmt.Fprintf(h, "%s\nseccomp %x\nlandlock %v\nrules %v\nsystem %s\netc %s\ndev %s\n", policyVersion, f,
-		landlockConfig, landlockRules(), strings.Join(systemDirs, ","), strings.Join(etcBinds, ","), strings.Join(devNodes, ","))
+		landlockConfig, landlockRules, strings.Join(systemDirs, ","), strings.Join(etcBinds, ","), strings.Join(devNodes, ","))
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 })

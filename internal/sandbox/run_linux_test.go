@@ -5,6 +5,8 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -33,11 +35,42 @@ func runUnqualified(t *testing.T, s *Sandbox, ctx context.Context, spec Spec) Re
 	return r
 }
 
-func TestRunTrue(t *testing.T) {
+// TestRunShell: the command runs in the synthesized root, in the
+// workspace, with no capabilities, as nobody when the supervisor is root.
+func TestRunShell(t *testing.T) {
 	s := newTestSandbox(t)
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	r := runUnqualified(t, s, ctx, Spec{Path: "/usr/bin/dash", Args: []string{"-c", "echo hi; id; ls /; cat /proc/self/status | grep -i cap"}, Stdout: &out, Stderr: &out})
-	t.Logf("%s\n%s", out.String(), r.JSON())
+	r := runUnqualified(t, s, ctx, Spec{Path: "/usr/bin/dash",
+		Args:   []string{"-c", "echo hi; pwd; id -u; ls /; grep ^CapEff /proc/self/status; hostname"},
+		Stdout: &out, Stderr: &out})
+	if !r.Exit.Success() || !r.TreeEmpty {
+		t.Fatalf("exit %+v tree_empty %v\n%s", r.Exit, r.TreeEmpty, out.String())
+	}
+	wantUID := "0"
+	if os.Geteuid() == 0 {
+		wantUID = "65534"
+	}
+	got := strings.Fields(out.String())
+	want := []string{"hi", insideWorkspace, wantUID}
+	for _, d := range []string{"dev", "etc", "job", "proc", "tmp", "usr"} {
+		want = append(want, d)
+	}
+	if len(got) < len(want) {
+		t.Fatalf("output %q, want it to start with %q", got, want)
+	}
+	for i, w := range want[:3] {
+		if got[i] != w {
+			t.Errorf("line %d = %q, want %q", i, got[i], w)
+		}
+	}
+	for _, w := range want[3:] {
+		if !strings.Contains(out.String(), "\n"+w+"\n") {
+			t.Errorf("ls / lacks %q:\n%s", w, out.String())
+		}
+	}
+	if !strings.Contains(out.String(), "CapEff:\t0000000000000000") || !strings.HasSuffix(out.String(), "sandbox\n") {
+		t.Errorf("want no effective capabilities and hostname sandbox:\n%s", out.String())
+	}
 }

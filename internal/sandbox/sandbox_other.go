@@ -14,7 +14,7 @@ func errUnsupported() error {
 	return fault.New(fault.Unsupported, "sandbox.platform", "the task sandbox is only available on Linux (amd64)")
 }
 
-// MaybeRunChild returns immediately: there is no helper on this platform.
+// MaybeRunChild returns immediately: there are no probes on this platform.
 func MaybeRunChild() {}
 
 func currentIdentity() (identity, error) { return identity{}, errUnsupported() }

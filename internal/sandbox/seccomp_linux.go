@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"maps"
 	"slices"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -156,21 +155,6 @@ func (p *prog) argChecks(eperm uint32) {
 		p.ret(retAllow)
 		p.ret(eperm)
 	}
-}
-
-// installFilter sets no_new_privs and installs the filter on the calling
-// OS thread only (no TSYNC): the command is forked from this thread, so it
-// inherits the filter, and the supervisor-side helper threads do not need it.
-func installFilter(p prog) error {
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return err
-	}
-	fp := unix.SockFprog{Len: uint16(len(p)), Filter: &p[0]}
-	_, _, errno := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fp)))
-	if errno != 0 {
-		return errno
-	}
-	return nil
 }
 
 // filterDigest hashes the program (part of the policy digest).

@@ -14,11 +14,11 @@ import (
 	"github.com/coagent8/coagent8/internal/fault"
 )
 
-// supervise starts the helper, releases it, waits for the end (exit,
+// supervise starts PID 1, releases it, waits for the end (exit,
 // cancellation, deadline, output limit), kills and verifies the tree, and
 // fills rec (notes §3 step 11).
 func (s *Sandbox) supervise(ctx context.Context, j job, root string, cg *jobCgroups, rec *Receipt, start time.Time) error {
-	h, err := startHelper(root, cg)
+	h, err := startPID1(j, root, cg)
 	if err != nil {
 		return err
 	}
@@ -29,7 +29,7 @@ func (s *Sandbox) supervise(ctx context.Context, j job, root string, cg *jobCgro
 		copiers.Add(1)
 		go func() { defer copiers.Done(); out.copy(w, h.outR[i]) }()
 	}
-	if err := h.release(j.limits, s.policyFor(j, root)); err != nil {
+	if err := h.release(j.limits); err != nil {
 		h.kill(cg)
 		h.forceKill(cg)
 		<-h.done
@@ -42,29 +42,29 @@ func (s *Sandbox) supervise(ctx context.Context, j job, root string, cg *jobCgro
 	if !rec.TreeEmpty {
 		h.forceKill(cg)
 	}
-	waitErr := <-h.done
+	ws := <-h.done
 	rec.RunMS = ms(time.Since(runStart))
 	copiers.Wait()
 	st := h.status()
 	if st != nil && st.Reason != "" && killed == 0 {
-		return unavailable(st.Reason, st.Missing, fault.New(fault.ProcessError, "sandbox.helper", st.Error))
+		return unavailable(st.Reason, st.Missing, fault.New(fault.ProcessError, "sandbox.setup", st.Missing+": "+st.Error))
 	}
 	rec.Observed = cg.observe()
 	rec.Observed.OutputBytes = out.total.Load()
 	rec.Observed.FileSizeLimit = j.limits.FileSize
-	rec.Exit = classify(killed, st, waitErr, rec.Observed, rec.TreeEmpty)
+	rec.Exit = classify(killed, st, ws, rec.Observed, rec.TreeEmpty)
 	return nil
 }
 
-// await blocks until the helper exits or a kill reason arrives, and kills
+// await blocks until PID 1 exits or a kill reason arrives, and kills
 // the tree in the latter case. It returns the kill class (0 if none).
-func (h *helper) await(ctx context.Context, wall time.Duration, out *outputBound, cg *jobCgroups) ExitClass {
+func (h *pid1) await(ctx context.Context, wall time.Duration, out *outputBound, cg *jobCgroups) ExitClass {
 	timer := time.NewTimer(wall)
 	defer timer.Stop()
 	var class ExitClass
 	select {
-	case err := <-h.done:
-		h.done <- err // put back for the caller
+	case ws := <-h.done:
+		h.done <- ws // put back for the caller
 		return 0
 	case <-ctx.Done():
 		class = ExitCancelled
@@ -79,9 +79,9 @@ func (h *helper) await(ctx context.Context, wall time.Duration, out *outputBound
 
 // forceKill is the last resort after an unverified kill; it ignores test
 // fault injection so a test never leaks processes.
-func (h *helper) forceKill(cg *jobCgroups) {
+func (h *pid1) forceKill(cg *jobCgroups) {
 	_ = cg.kill()
-	_ = h.cmd.Process.Signal(syscall.SIGKILL)
+	_ = syscall.Kill(h.pid, syscall.SIGKILL)
 	cg.waitEmpty(emptyTimeout)
 }
 
@@ -89,7 +89,7 @@ func (h *helper) forceKill(cg *jobCgroups) {
 // unverified tree is uncertain whatever else happened; a supervisor kill
 // names its reason; an OOM kill recorded by the memory controller wins over
 // the bare signal it caused.
-func classify(killed ExitClass, st *childStatus, waitErr error, o Observed, empty bool) Exit {
+func classify(killed ExitClass, st *childStatus, ws syscall.WaitStatus, o Observed, empty bool) Exit {
 	e := Exit{Code: -1}
 	if st != nil && st.Reason == "" {
 		if st.Exited {
@@ -107,10 +107,8 @@ func classify(killed ExitClass, st *childStatus, waitErr error, o Observed, empt
 		e.Class = ExitOutOfMemory
 	case st == nil:
 		e.Class = ExitSignalled
-		if ee, ok := waitErr.(interface{ Sys() any }); ok {
-			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				e.Signal = signalName(ws.Signal())
-			}
+		if ws.Signaled() {
+			e.Signal = signalName(ws.Signal())
 		}
 	case st.Exited:
 		e.Class = ExitExited
@@ -157,10 +155,4 @@ func (o *outputBound) forward(w io.Writer, b []byte) {
 	if o.total.Load() > o.limit {
 		o.once.Do(func() { close(o.over) })
 	}
-}
-
-// policyFor builds the helper's policy for j.
-func (s *Sandbox) policyFor(j job, root string) childPolicy {
-	return childPolicy{JobRoot: root, Path: j.path, Argv: append([]string{j.path}, j.args...),
-		Env: j.env, Dir: j.dir, Binds: j.binds, TmpBytes: j.limits.Tmp, DropUID: os.Geteuid() == 0}
 }

@@ -11,19 +11,19 @@ import (
 	"github.com/coagent8/coagent8/internal/clitest"
 )
 
-// heavy are packages the command line initialises and the helper never
-// needs (MCP server, JSON Schema, SQLite).
+// heavy are packages the command line initialises and a containment probe
+// never needs (MCP server, JSON Schema, SQLite).
 var heavy = []string{
 	"github.com/modelcontextprotocol/go-sdk/mcp",
 	"github.com/google/jsonschema-go/jsonschema",
 	"modernc.org/libc",
 }
 
-// TestHelperSkipsUnneededInit builds cmd/coagent8 and starts it as the
-// sandbox helper (without a policy, so it refuses at once): the heavy
+// TestProbeSkipsUnneededInit builds cmd/coagent8 and starts it in probe
+// mode (with an unknown probe name, so it refuses at once): the heavy
 // packages must not have been initialised, while the same binary's command
 // line does initialise them (the control that keeps the test honest).
-func TestHelperSkipsUnneededInit(t *testing.T) {
+func TestProbeSkipsUnneededInit(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "coagent8")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/coagent8")
 	build.Dir = clitest.Root(t)
@@ -31,13 +31,13 @@ func TestHelperSkipsUnneededInit(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	cli := initTrace(t, bin, []string{bin, "--version"}, 0)
-	helper := initTrace(t, bin, []string{"coagent8-sandbox-helper"}, 125)
+	probe := initTrace(t, bin, []string{bin, "__coagent8_sandbox_probe__", "no-such-probe"}, 2)
 	for _, p := range heavy {
 		if !cli[p] {
 			t.Errorf("control: the command line did not initialise %s", p)
 		}
-		if helper[p] {
-			t.Errorf("the sandbox helper initialised %s", p)
+		if probe[p] {
+			t.Errorf("the probe mode initialised %s", p)
 		}
 	}
 }
