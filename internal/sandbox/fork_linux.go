@@ -115,6 +115,13 @@ func forkChild(s *forkSpec) (pid uintptr, err syscall.Errno) {
 	return 0, 0
 }
 
+// vforkExec starts the command (vfork_linux_amd64.s); it relies on
+// recSetup == 1, stepExec == 0x100004 and fdStatus == 3
+// (TestVforkExecConstants).
+//
+//go:noescape
+func vforkExec(path, argv, envp, rec uintptr) (pid, errno uintptr)
+
 // childMain is PID 1 of the sandbox.
 //
 //go:nosplit
@@ -146,14 +153,10 @@ func childMain(s *forkSpec) {
 	if i, e := runOps(s); e != 0 {
 		childFail(s, uintptr(i), e)
 	}
-	cmd, _, e := syscall.RawSyscall6(unix.SYS_CLONE, uintptr(syscall.SIGCHLD), 0, 0, 0, 0, 0)
+	cmd, e := vforkExec(uintptr(unsafe.Pointer(s.path)), uintptr(unsafe.Pointer(&s.argv[0])),
+		uintptr(unsafe.Pointer(&s.envv[0])), uintptr(unsafe.Pointer(&s.rec)))
 	if e != 0 {
-		childFail(s, stepFork, e)
-	}
-	if cmd == 0 {
-		_, _, e = syscall.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(s.path)),
-			uintptr(unsafe.Pointer(&s.argv[0])), uintptr(unsafe.Pointer(&s.envv[0])))
-		childFail(s, stepExec, e)
+		childFail(s, stepFork, syscall.Errno(e))
 	}
 	reapUntil(s, cmd)
 }

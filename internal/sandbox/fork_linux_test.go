@@ -142,3 +142,16 @@ func TestConcurrentRunsWhileCollecting(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestVforkExecConstants: vfork_linux_amd64.s writes the exec-failure
+// record with these values spelled out as numbers.
+func TestVforkExecConstants(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		got, want int
+	}{{"recSetup", recSetup, 1}, {"stepExec", stepExec, 0x100004}, {"fdStatus", fdStatus, 3}} {
+		if c.got != c.want {
+			t.Errorf("%s = %#x, vfork_linux_amd64.s assumes %#x", c.name, c.got, c.want)
+		}
+	}
+}
