@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/egress/lineage"
@@ -34,7 +35,9 @@ type label struct {
 	category Category
 }
 
-var labelName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+// labelName compiles on first use: the bounded repetition makes a large
+// program, and every coagent8 process would pay for it at start-up.
+var labelName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`) })
 
 // NewPolicy validates c and returns the policy. Every violation is a
 // fault.InvalidInput with reason "egress.config"; the policy is refused
@@ -96,8 +99,8 @@ func (p *Policy) parseLabels(c Config) error {
 func parseLabel(lc LabelConfig) (label, error) {
 	l := label{name: lc.Name, weight: lc.Classification, category: lc.Category}
 	switch {
-	case !labelName.MatchString(lc.Name):
-		return label{}, fmt.Errorf("label name %q must match %s", lc.Name, labelName)
+	case !labelName().MatchString(lc.Name):
+		return label{}, fmt.Errorf("label name %q must match %s", lc.Name, labelName())
 	case !unit(lc.Classification):
 		return label{}, fmt.Errorf("label %q: classification must be within 0..1", lc.Name)
 	case !lc.Category.valid():

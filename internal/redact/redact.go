@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -37,11 +38,13 @@ type Redactor struct {
 	rs      *ruleset
 }
 
-// answerRules is compiled once: the answer profile has no parameters.
-var answerRules = newRuleset(false, "")
+// answerRules is compiled once, on first use (not at start-up: every
+// coagent8 process pays its initialisers): the answer profile has no
+// parameters.
+var answerRules = sync.OnceValue(func() *ruleset { return newRuleset(false, "") })
 
 // NewAnswer returns the answer-profile redactor.
-func NewAnswer() *Redactor { return &Redactor{profile: Answer, rs: answerRules} }
+func NewAnswer() *Redactor { return &Redactor{profile: Answer, rs: answerRules()} }
 
 // NewDiagnostic returns the diagnostic-profile redactor. home (may be empty)
 // is rewritten to "~" where it appears as a whole path prefix; an empty or
