@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -53,7 +54,7 @@ func (s *Sandbox) runJob(ctx context.Context, j job, digest string) (Receipt, er
 		EnvNames: envNames(j.env), EnvRemoved: j.envRemoved, Requested: j.limits, Started: start.UTC()}
 	root, err := s.makeJobRoot(id, j)
 	if root != "" {
-		defer os.RemoveAll(root)
+		defer removeJobRoot(root)
 	}
 	if err != nil {
 		return Receipt{}, err
@@ -72,6 +73,18 @@ func (s *Sandbox) runJob(ctx context.Context, j job, digest string) (Receipt, er
 	}
 	rec.TotalMS = ms(time.Since(start))
 	return rec, nil
+}
+
+// removeJobRoot deletes the job root. The common case is four empty
+// directories (the command wrote nothing that outlives it), removed with one
+// rmdir each; anything else falls back to a recursive removal.
+func removeJobRoot(root string) {
+	for _, d := range []string{"workspace", "scratch", "artifacts", "root", ""} {
+		if err := unix.Rmdir(filepath.Join(root, d)); err != nil {
+			_ = os.RemoveAll(root)
+			return
+		}
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -74,3 +74,21 @@ func TestRunShell(t *testing.T) {
 		t.Errorf("want no effective capabilities and hostname sandbox:\n%s", out.String())
 	}
 }
+
+// TestJobRootRemoved: the job root is gone after a run, whether the
+// command left its folders empty or wrote into them.
+func TestJobRootRemoved(t *testing.T) {
+	s := newTestSandbox(t)
+	for name, args := range map[string][]string{
+		"empty":   {"-c", "true"},
+		"written": {"-c", "mkdir -p /job/workspace/a/b && echo x > /job/workspace/a/b/f && echo y > /job/scratch/g && echo z > /job/artifacts/h"},
+	} {
+		r := runUnqualified(t, s, testCtx(t), Spec{Path: "/usr/bin/dash", Args: args})
+		if !r.Exit.Success() {
+			t.Fatalf("%s: exit %+v", name, r.Exit)
+		}
+		if _, err := os.Lstat(s.cfg.JobsDir + "/" + r.JobID); !os.IsNotExist(err) {
+			t.Errorf("%s: job root still there (Lstat err %v)", name, err)
+		}
+	}
+}
