@@ -33,7 +33,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coagent8/coagent8/internal/config"
-	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/exitstatus"
 	"github.com/coagent8/coagent8/internal/version"
 )
 
@@ -49,10 +49,10 @@ type ExitCode = int
 
 // Exit codes.
 const (
-	ExitOK      ExitCode = 0
-	ExitFailure ExitCode = 1 // the operation ran and failed (typed error printed)
-	ExitUsage   ExitCode = 2 // bad flags or arguments
-	ExitRefused ExitCode = 3 // refused by policy or an unavailable sandbox
+	ExitOK      ExitCode = exitstatus.OK
+	ExitFailure ExitCode = exitstatus.Failure // the operation ran and failed (typed error printed)
+	ExitUsage   ExitCode = exitstatus.Usage   // bad flags or arguments
+	ExitRefused ExitCode = exitstatus.Refused // refused by policy or an unavailable sandbox
 )
 
 // app carries what every subcommand needs.
@@ -84,27 +84,13 @@ func MainEnv(ctx context.Context, args []string, stdio Stdio, env config.Env) in
 // the command that ran or failed to parse (for the help hint).
 func (a *app) report(cmd *cobra.Command, err error) int {
 	var ue usageError
-	var xe exitError
-	var fe *fault.Error
-	switch {
-	case errors.As(err, &xe):
-		if xe.msg != "" {
-			fmt.Fprintf(a.io.Err, "coagent8: %s\n", xe.msg)
-		}
-		return xe.code
-	case errors.As(err, &ue):
+	if errors.As(err, &ue) {
 		return a.usage(cmd, ue.err)
-	case !errors.As(err, &fe):
-		return a.usage(cmd, err) // cobra's own: unknown command, argument count, required flag
 	}
-	fmt.Fprintf(a.io.Err, "coagent8: error [%s] %s (reason: %s)\n", fe.Code, fe.Message, fe.Reason)
-	switch fe.Code {
-	case fault.PolicyDenied, fault.SandboxUnavailable, fault.NestedTurn:
-		return ExitRefused
-	case fault.InvalidInput, fault.InputLimit:
-		return ExitUsage
+	if code, ok := exitstatus.Report(a.io.Err, err); ok {
+		return code
 	}
-	return ExitFailure
+	return a.usage(cmd, err) // cobra's own: unknown command, argument count, required flag
 }
 
 func (a *app) usage(cmd *cobra.Command, err error) int {
@@ -121,15 +107,11 @@ type usageError struct{ err error }
 
 func (u usageError) Error() string { return u.err.Error() }
 
-// exitError makes the process exit with code after printing msg (if any)
-// as "coagent8: msg". It is for commands whose status carries meaning of
-// its own, such as `sandbox run` passing on the sandboxed command's.
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e exitError) Error() string { return e.msg }
+// exitError makes the process exit with its code after printing its
+// message (if any) as "coagent8: msg". It is for commands whose status
+// carries meaning of its own, such as `sandbox run` passing on the
+// sandboxed command's.
+type exitError = exitstatus.Error
 
 func newRoot(a *app) *cobra.Command {
 	root := &cobra.Command{

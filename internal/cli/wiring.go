@@ -73,32 +73,13 @@ func (a *app) backends() []adapter.Backend {
 // logger writes diagnostics to stderr (never stdout: that is the MCP
 // channel) through the diagnostic redactor.
 func (a *app) logger() *slog.Logger {
-	level := slog.LevelInfo
-	if a.env.Get("COAGENT8_DEBUG") != "" {
-		level = slog.LevelDebug
-	}
-	h := slog.NewTextHandler(a.io.Err, &slog.HandlerOptions{Level: level})
-	return slog.New(redact.NewHandler(h, redact.NewDiagnostic(a.env.Home())))
+	return redact.NewLogger(a.io.Err, a.env.Home(), a.env.Get("COAGENT8_DEBUG") != "")
 }
 
-// eventSink opens the security event log in the state directory. If it
-// cannot be opened, events go to the diagnostic log instead and the
-// problem is logged; refusals still refuse.
+// eventSink opens the security event log in the state directory
+// (event.OpenStateLog).
 func (a *app) eventSink(log *slog.Logger) (event.Sink, func()) {
-	path := filepath.Join(a.env.StateDir(), "events.jsonl")
-	fs, err := event.OpenFile(path, redact.NewDiagnostic(a.env.Home()))
-	if err != nil {
-		log.Warn("security event log unavailable; events go to stderr", "path", path, "error", err.Error())
-		return logSink{log}, func() {}
-	}
-	return fs, func() { fs.Close() }
-}
-
-type logSink struct{ log *slog.Logger }
-
-func (l logSink) Record(e event.Event) error {
-	l.log.Warn("security event", "type", e.Type, "code", e.Code, "reason", e.Reason, "backend", e.Backend, "model", e.Model, "rule", e.Rule)
-	return nil
+	return event.OpenStateLog(a.env.StateDir(), redact.NewDiagnostic(a.env.Home()), log)
 }
 
 // toolProfile: the environment variable wins over the configuration. A

@@ -3,6 +3,7 @@ package redact
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 )
 
@@ -72,4 +73,17 @@ func anyText(v any) string {
 		return x.String()
 	}
 	return fmt.Sprintf("%+v", v)
+}
+
+// NewLogger returns coagent8's diagnostic logger: text records on w (the
+// terminal's stderr; never stdout, which is the MCP channel), debug level
+// when debug is set, every value redacted with the diagnostic profile for
+// home.
+func NewLogger(w io.Writer, home string, debug bool) *slog.Logger {
+	level := slog.LevelInfo
+	if debug {
+		level = slog.LevelDebug
+	}
+	h := slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})
+	return slog.New(NewHandler(h, NewDiagnostic(home)))
 }

@@ -24,14 +24,9 @@ var heavy = []string{
 // packages must not have been initialised, while the same binary's command
 // line does initialise them (the control that keeps the test honest).
 func TestProbeSkipsUnneededInit(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "coagent8")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/coagent8")
-	build.Dir = clitest.Root(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	cli := initTrace(t, bin, []string{bin, "--version"}, 0)
-	probe := initTrace(t, bin, []string{bin, "__coagent8_sandbox_probe__", "no-such-probe"}, 2)
+	bin := buildBinary(t)
+	cli, _ := initTrace(t, bin, []string{bin, "--version"}, 0)
+	probe, _ := initTrace(t, bin, []string{bin, "__coagent8_sandbox_probe__", "no-such-probe"}, 2)
 	for _, p := range heavy {
 		if !cli[p] {
 			t.Errorf("control: the command line did not initialise %s", p)
@@ -42,12 +37,46 @@ func TestProbeSkipsUnneededInit(t *testing.T) {
 	}
 }
 
-// initTrace runs bin with argv and GODEBUG=inittrace=1, checks the exit
-// code and returns the set of packages whose initialisers ran.
-func initTrace(t *testing.T, bin string, argv []string, wantCode int) map[string]bool {
+// TestSandboxRunFastPath: a well-formed `sandbox run` runs from the
+// initialiser (no heavy package initialised) with the command's status;
+// a malformed one falls through to the full command line, which reports
+// it as a usage error.
+func TestSandboxRunFastPath(t *testing.T) {
+	bin := buildBinary(t)
+	env := []string{"COAGENT8_DIR=" + t.TempDir(), "HOME=" + t.TempDir()}
+	fast, _ := initTrace(t, bin, []string{bin, "sandbox", "run", "--quiet", "--", "/usr/bin/false"}, 1, env...)
+	full, stderr := initTrace(t, bin, []string{bin, "sandbox", "run", "--bogus", "--", "/usr/bin/false"}, 2, env...)
+	for _, p := range heavy {
+		if fast[p] {
+			t.Errorf("the sandbox run fast path initialised %s", p)
+		}
+		if !full[p] {
+			t.Errorf("a malformed sandbox run did not reach the full command line (%s not initialised)", p)
+		}
+	}
+	if !strings.Contains(stderr, "unknown flag: --bogus") {
+		t.Errorf("fallback stderr %q; want cobra's unknown-flag message", stderr)
+	}
+}
+
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "coagent8")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/coagent8")
+	build.Dir = clitest.Root(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// initTrace runs bin with argv, env and GODEBUG=inittrace=1, checks the
+// exit code and returns the set of packages whose initialisers ran and
+// stderr without the trace.
+func initTrace(t *testing.T, bin string, argv []string, wantCode int, env ...string) (map[string]bool, string) {
 	t.Helper()
 	var stderr bytes.Buffer
-	cmd := &exec.Cmd{Path: bin, Args: argv, Env: []string{"GODEBUG=inittrace=1"}, Stderr: &stderr}
+	cmd := &exec.Cmd{Path: bin, Args: argv, Env: append(env, "GODEBUG=inittrace=1"), Stderr: &stderr}
 	code := 0
 	var ee *exec.ExitError
 	if err := cmd.Run(); errors.As(err, &ee) {
@@ -59,10 +88,13 @@ func initTrace(t *testing.T, bin string, argv []string, wantCode int) map[string
 		t.Fatalf("%v: exit %d, want %d\n%s", argv, code, wantCode, stderr.String())
 	}
 	ran := map[string]bool{}
+	var rest strings.Builder
 	for _, line := range strings.Split(stderr.String(), "\n") {
 		if f := strings.Fields(line); len(f) > 1 && f[0] == "init" {
 			ran[f[1]] = true
+		} else if line != "" {
+			rest.WriteString(line + "\n")
 		}
 	}
-	return ran
+	return ran, rest.String()
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package cli
+package sandboxrun
 
 // signalNumber returns 0: the task sandbox, whose receipts name signals,
 // runs on Linux only (elsewhere `sandbox run` refuses with

@@ -1,4 +1,4 @@
-package cli
+package sandboxrun
 
 import "golang.org/x/sys/unix"
 

@@ -1,4 +1,4 @@
-package cli
+package sandboxrun
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/coagent8/coagent8/internal/exitstatus"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/sandbox"
 )
@@ -20,12 +21,12 @@ const (
 	sigInt        = 2 // a cancelled run: coagent8 itself was interrupted
 )
 
-// sandboxExit maps the receipt's exit to the command's result: nil when
-// the command exited 0, else an exitError carrying the status a shell
+// exitFor maps the receipt's exit to the command's result: nil when
+// the command exited 0, else an exitstatus.Error carrying the status a shell
 // would show for the same command run directly. A tree the supervisor
 // could not confirm gone stays a PROCESS_ERROR: that is the sandbox
 // failing, not the command.
-func sandboxExit(r sandbox.Receipt) error {
+func exitFor(r sandbox.Receipt) error {
 	e := r.Exit
 	killed := func(def int) int {
 		if n := signalNumber(e.Signal); n > 0 {
@@ -38,17 +39,17 @@ func sandboxExit(r sandbox.Receipt) error {
 		if e.Code == 0 {
 			return nil
 		}
-		return exitError{e.Code, fmt.Sprintf("sandboxed command exited with status %d", e.Code)}
+		return exitstatus.Error{Code: e.Code, Msg: fmt.Sprintf("sandboxed command exited with status %d", e.Code)}
 	case sandbox.ExitSignalled:
-		return exitError{killed(sigKill), "sandboxed command was killed by " + signalLabel(e.Signal)}
+		return exitstatus.Error{Code: killed(sigKill), Msg: "sandboxed command was killed by " + signalLabel(e.Signal)}
 	case sandbox.ExitTimedOut:
-		return exitError{exitTimedOut, "sandboxed command timed out after " + r.Requested.Wall.Round(time.Millisecond).String() + " (--timeout)"}
+		return exitstatus.Error{Code: exitTimedOut, Msg: "sandboxed command timed out after " + r.Requested.Wall.Round(time.Millisecond).String() + " (--timeout)"}
 	case sandbox.ExitOutOfMemory:
-		return exitError{killed(sigKill), fmt.Sprintf("sandboxed command ran out of memory (%d MiB, --memory-mb) and was killed", r.Requested.Memory>>20)}
+		return exitstatus.Error{Code: killed(sigKill), Msg: fmt.Sprintf("sandboxed command ran out of memory (%d MiB, --memory-mb) and was killed", r.Requested.Memory>>20)}
 	case sandbox.ExitOutputLimit:
-		return exitError{killed(sigKill), fmt.Sprintf("sandboxed command wrote more than %d MiB of output (--output-mb) and was stopped", r.Requested.Output>>20)}
+		return exitstatus.Error{Code: killed(sigKill), Msg: fmt.Sprintf("sandboxed command wrote more than %d MiB of output (--output-mb) and was stopped", r.Requested.Output>>20)}
 	case sandbox.ExitCancelled:
-		return exitError{killed(sigInt), "sandboxed command was cancelled"}
+		return exitstatus.Error{Code: killed(sigInt), Msg: "sandboxed command was cancelled"}
 	}
 	return fault.New(fault.ProcessError, "sandbox."+e.Class.String(),
 		"the sandbox could not confirm that the command's processes are gone; see the receipt")
@@ -65,7 +66,7 @@ func signalLabel(name string) string {
 // checkHostPaths reports a missing --input, --ro or command path with the
 // flag and the path it names (the sandbox's own admission, which checks
 // much more, names neither).
-func checkHostPaths(o sandboxRunOptions, command string) error {
+func checkHostPaths(o Options, command string) error {
 	if err := hostPathExists("--input", o.spec.Input); err != nil {
 		return err
 	}
@@ -82,7 +83,7 @@ func hostPathExists(what, path string) error {
 		return nil
 	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return usageError{fmt.Errorf("%s %q: no such file or directory", what, path)}
+		return UsageError{fmt.Errorf("%s %q: no such file or directory", what, path)}
 	}
 	return nil
 }

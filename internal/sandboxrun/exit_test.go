@@ -1,0 +1,40 @@
+package sandboxrun
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/coagent8/coagent8/internal/exitstatus"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/sandbox"
+)
+
+// TestSandboxExitMapping covers the classes a test cannot easily provoke
+// on every host (OOM, cancellation, an unconfirmed tree).
+func TestSandboxExitMapping(t *testing.T) {
+	limits := sandbox.Limits{Memory: 16 << 20, Output: 1 << 20, Wall: 2 * time.Second}
+	tests := []struct {
+		exit sandbox.Exit
+		want error
+	}{
+		{sandbox.Exit{Class: sandbox.ExitExited, Code: 0}, nil},
+		{sandbox.Exit{Class: sandbox.ExitExited, Code: 3}, exitstatus.Error{Code: 3, Msg: "sandboxed command exited with status 3"}},
+		{sandbox.Exit{Class: sandbox.ExitSignalled, Code: -1, Signal: "SIGSYS"}, exitstatus.Error{Code: 128 + 31, Msg: "sandboxed command was killed by SIGSYS"}},
+		{sandbox.Exit{Class: sandbox.ExitSignalled, Code: -1}, exitstatus.Error{Code: 137, Msg: "sandboxed command was killed by a signal"}},
+		{sandbox.Exit{Class: sandbox.ExitTimedOut, Code: -1, Signal: "SIGKILL"}, exitstatus.Error{Code: 124, Msg: "sandboxed command timed out after 2s (--timeout)"}},
+		{sandbox.Exit{Class: sandbox.ExitOutOfMemory, Code: -1, Signal: "SIGKILL"}, exitstatus.Error{Code: 137, Msg: "sandboxed command ran out of memory (16 MiB, --memory-mb) and was killed"}},
+		{sandbox.Exit{Class: sandbox.ExitCancelled, Code: -1}, exitstatus.Error{Code: 130, Msg: "sandboxed command was cancelled"}},
+	}
+	for _, tt := range tests {
+		got := exitFor(sandbox.Receipt{Requested: limits, Exit: tt.exit})
+		if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(exitstatus.Error{})); diff != "" {
+			t.Errorf("%+v: (-want +got)\n%s", tt.exit, diff)
+		}
+	}
+	err := exitFor(sandbox.Receipt{Exit: sandbox.Exit{Class: sandbox.ExitUncertain, Code: -1}})
+	if !fault.HasCode(err, fault.ProcessError) {
+		t.Errorf("uncertain: %v; want PROCESS_ERROR", err)
+	}
+}

@@ -1,0 +1,155 @@
+// Package sandboxrun is the `coagent8 sandbox run` and `coagent8 sandbox
+// qualify` commands: their flags, the run, the receipt and the exit
+// status. Package cli mounts them in its command tree; the same code also
+// runs as a fast path from an initialiser (see [Fast]), so a sandboxed
+// command starts without initialising the MCP server, SQLite or JSON
+// Schema (issue 8 performance).
+package sandboxrun
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/redact"
+	"github.com/coagent8/coagent8/internal/sandbox"
+)
+
+// Long is the help text of `sandbox run`.
+const Long = `Run one command in the task sandbox. The executable must be a canonical
+absolute path (no symlinks, no PATH lookup, no shell); arguments are passed
+verbatim. The child reads only system directories and --ro paths, writes only
+its workspace (a copy of --input), scratch, artifacts and a private /tmp, has
+no network and none of this environment. The receipt (JSON) goes to
+--receipt, else to stderr after the command's output.
+
+The first run of a new binary or kernel qualifies the sandbox on this host
+(see 'coagent8 sandbox qualify'); a host that cannot enforce every boundary
+refuses with SANDBOX_UNAVAILABLE. There is no unsandboxed fallback.
+
+Exit status: the command's own status; 128+N when signal N ended it
+(137 when it ran out of memory or output and was killed); 124 when
+--timeout ended it, as coreutils timeout does. Before the command starts:
+2 for bad flags or a command path the sandbox refuses, 3 when the sandbox
+is unavailable.`
+
+// Options are the flags of `sandbox run`.
+type Options struct {
+	spec      sandbox.Spec
+	memoryMB  int64
+	outputMB  int64
+	timeout   time.Duration
+	receipt   string
+	noReceipt bool
+}
+
+// Flags defines the flags of `sandbox run` on f, writing into o. Both the
+// cobra command and [Fast] use it, so they accept exactly the same flags.
+func Flags(f *pflag.FlagSet, o *Options) {
+	f.StringVar(&o.spec.Input, "input", "", "host directory copied into the task workspace")
+	f.StringVar(&o.spec.Dir, "dir", "", "working directory relative to the workspace")
+	f.StringArrayVar(&o.spec.ReadOnly, "ro", nil, "extra host path bound read-only (repeatable)")
+	f.StringArrayVar(&o.spec.Env, "env", nil, "NAME=VALUE for the child (repeatable; credential names are removed)")
+	f.StringVar(&o.spec.ArtifactsTo, "artifacts-out", "", "host directory to copy collected artifacts into")
+	f.Int64Var(&o.memoryMB, "memory-mb", 0, "memory ceiling in MiB (default 512)")
+	f.Int64Var(&o.spec.Limits.Pids, "pids", 0, "process ceiling (default 256)")
+	f.Int64Var(&o.spec.Limits.CPU, "cpu-millis", 0, "CPU quota in millicores (default 1000)")
+	f.DurationVar(&o.timeout, "timeout", 0, "wall-clock deadline (default 10m)")
+	f.Int64Var(&o.outputMB, "output-mb", 0, "stdout+stderr ceiling in MiB (default 16)")
+	f.StringVar(&o.receipt, "receipt", "", "write the JSON receipt to this file instead of stderr")
+	f.BoolVar(&o.noReceipt, "quiet", false, "do not print the receipt")
+}
+
+// UsageError is a bad flag value or a missing host path, found before
+// anything ran (the caller prints it with a usage hint, exit 2).
+type UsageError struct{ Err error }
+
+func (u UsageError) Error() string { return u.Err.Error() }
+
+// Run runs `sandbox run` with options o and the command line args (the
+// command's absolute path and its arguments). The command's output goes to
+// out and errw, the receipt to --receipt or errw. It returns nil when the
+// command exited 0; a [UsageError] before anything ran; an exitstatus.Error
+// carrying the command's own status; or a *fault.Error (a refusal names
+// what is missing).
+func Run(ctx context.Context, env config.Env, out, errw io.Writer, o Options, args []string) error {
+	if err := checkHostPaths(o, args[0]); err != nil {
+		return err
+	}
+	sb, closeEvents, err := New(env, errw)
+	if err != nil {
+		return err
+	}
+	defer closeEvents()
+	o.spec.Path, o.spec.Args = args[0], args[1:]
+	o.spec.Limits.Memory, o.spec.Limits.Output = o.memoryMB<<20, o.outputMB<<20
+	o.spec.Limits.Wall = o.timeout
+	o.spec.Stdout, o.spec.Stderr = out, errw
+	r, err := sb.Run(ctx, o.spec)
+	if err != nil {
+		return err
+	}
+	if err := writeReceipt(o, r, errw); err != nil {
+		return err
+	}
+	return exitFor(r)
+}
+
+// New returns the task sandbox recording its security events in the state
+// directory's event log (diagnostics and notices on errw); call
+// closeEvents when done.
+func New(env config.Env, errw io.Writer) (sb *sandbox.Sandbox, closeEvents func(), err error) {
+	log := redact.NewLogger(errw, env.Home(), env.Get("COAGENT8_DEBUG") != "")
+	events, closeEvents := event.OpenStateLog(env.StateDir(), redact.NewDiagnostic(env.Home()), log)
+	sb, err = sandbox.New(sandbox.Config{StateDir: env.StateDir(), AutoQualify: true, Notice: errw, Events: events})
+	if err != nil {
+		closeEvents()
+		return nil, nil, err
+	}
+	return sb, closeEvents, nil
+}
+
+func writeReceipt(o Options, r sandbox.Receipt, errw io.Writer) error {
+	switch {
+	case o.noReceipt:
+		return nil
+	case o.receipt != "":
+		return os.WriteFile(o.receipt, append(r.JSON(), '\n'), 0o600)
+	}
+	_, err := fmt.Fprintf(errw, "%s\n", r.JSON())
+	return err
+}
+
+// Qualify runs `sandbox qualify`: the probes' table goes to out.
+func Qualify(ctx context.Context, env config.Env, out, errw io.Writer) error {
+	sb, closeEvents, err := New(env, errw)
+	if err != nil {
+		return err
+	}
+	defer closeEvents()
+	q, err := sb.Qualify(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "binary %s\nkernel %s, Landlock ABI %d\npolicy %s\n", q.BinaryDigest, q.KernelRelease, q.LandlockABI, q.PolicyDigest)
+	for _, p := range q.Probes {
+		verdict := "contained"
+		if !p.Contained {
+			verdict = "NOT CONTAINED"
+		}
+		fmt.Fprintf(out, "  %-14s %-13s %6.0f ms\n", p.Name, verdict, p.MS)
+	}
+	if !q.Passed {
+		return fault.New(fault.SandboxUnavailable, "sandbox.qualification",
+			fmt.Sprintf("qualification failed: %v", q.Failed()))
+	}
+	fmt.Fprintln(out, "qualified")
+	return nil
+}
