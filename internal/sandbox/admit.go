@@ -11,10 +11,15 @@ import (
 )
 
 // Admission bounds (issue 8 scope 4: "bounded argument count and length").
+// They stay within execve's own: one string of argv or envp may be at most
+// MAX_ARG_STRLEN (32 pages) including its NUL, and all of them together
+// at most a quarter of the stack limit (2 MiB by default); a command that
+// passes admission must not fail at exec for its size (that refuses as
+// SANDBOX_UNAVAILABLE, blaming the host).
 const (
 	maxArgs     = 4096
-	maxArgLen   = 128 << 10
-	maxArgTotal = 1 << 20
+	maxArgLen   = 128<<10 - 1 // an argument or an environment entry
+	maxArgTotal = 1 << 20     // arguments and environment together
 	maxPathLen  = 4096
 )
 

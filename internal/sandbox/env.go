@@ -93,6 +93,9 @@ func buildEnv(extra []string) (env, removed []string, err error) {
 		if !ok || !envName(k) || strings.IndexByte(v, 0) >= 0 {
 			return nil, nil, invalid("sandbox.env", "environment entries must be NAME=VALUE")
 		}
+		if len(kv) > maxArgLen {
+			return nil, nil, invalid("sandbox.env", "environment entry too long")
+		}
 		if deniedEnvName(k) {
 			removed = append(removed, k)
 			continue

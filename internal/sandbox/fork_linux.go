@@ -54,6 +54,7 @@ const maxChildFds = 13
 const (
 	recSetup = 1 // a setup step failed: step, errno
 	recExit  = 2 // the command ended: wait status
+	recAlive = 3 // the plan re-armed the parent-death signal (ignored)
 )
 
 // exitFds is PID 1's exit code when it could not even arrange its
@@ -142,7 +143,8 @@ func childMain(s *forkSpec) {
 		s.wipe[i] = 0
 	}
 	// The supervisor releases the child once the id maps and rlimits are
-	// in place; end of file means it died first.
+	// in place; end of file means it died first. The plan re-arms the
+	// signal after its credential changes (plan.rearm).
 	if _, _, e := syscall.RawSyscall6(unix.SYS_PRCTL, unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0, 0); e != 0 {
 		childFail(s, stepRelease, e)
 	}

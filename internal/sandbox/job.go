@@ -52,6 +52,13 @@ func (s *Sandbox) admit(spec Spec) (job, error) {
 	if err != nil {
 		return job{}, err
 	}
+	total := 0
+	for _, a := range append(spec.Args[:len(spec.Args):len(spec.Args)], env...) {
+		total += len(a)
+	}
+	if total > maxArgTotal {
+		return job{}, invalid("sandbox.args", "arguments and environment too long in total")
+	}
 	j := job{path: spec.Path, args: spec.Args, env: env, envRemoved: removed,
 		dir: path.Join(insideWorkspace, spec.Dir), limits: lim,
 		stdout: orDiscard(spec.Stdout), stderr: orDiscard(spec.Stderr)}

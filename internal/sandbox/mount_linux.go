@@ -63,7 +63,7 @@ func (p *plan) root(j job, jobRoot string) error {
 		p.bind(root, filepath.Join(jobRoot, d), root+"/job/"+d, true, attrRW)
 	}
 	for _, b := range j.binds {
-		p.bind(root, b.Src, root+b.Dst, b.Dir, attrRO)
+		p.bindNoSymlinks(root, b.Src, root+b.Dst, b.Dir, attrRO)
 	}
 	p.pivot(root)
 	return nil

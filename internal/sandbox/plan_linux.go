@@ -37,6 +37,7 @@ const numRegs = 4
 const (
 	regFile    = 1 // a file being written or a landlock rule's path fd
 	regRuleset = 2 // the landlock ruleset fd
+	regTree    = 3 // a detached mount tree being bound
 )
 
 // plan is the compiled setup of one job: the ops and, per op, the step
@@ -118,15 +119,42 @@ func (p *plan) setattr(name, path string, attrs uint64, rec bool) {
 // bind binds src at dst (creating the mount point) and sets attrs on the
 // whole bound tree (AT_RECURSIVE, so submounts are read-only too).
 func (p *plan) bind(root, src, dst string, dir bool, attrs uint64) {
+	p.mountPoint(root, dst, dir)
+	p.mount("bind "+src, src, dst, "", unix.MS_BIND|unix.MS_REC, "")
+	p.setattr("mount attributes "+src, dst, attrs, true)
+}
+
+// bindNoSymlinks is bind for a caller's path, which admission found free
+// of symlinks: the child opens src with RESOLVE_NO_SYMLINKS and binds what
+// it opened (open_tree, move_mount), so a component swapped for a symlink
+// since admission fails the step instead of being followed (mount(2)
+// follows every symlink of its source).
+func (p *plan) bindNoSymlinks(root, src, dst string, dir bool, attrs uint64) {
+	p.mountPoint(root, dst, dir)
 	name := "bind " + src
+	how := &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
+	p.keep = append(p.keep, how)
+	empty := p.cstr("")
+	p.add(name, sysOp{nr: unix.SYS_OPENAT2, args: [6]uintptr{atFDCWD, p.cstr(src), uintptr(unsafe.Pointer(how)), unsafe.Sizeof(*how)},
+		out: regFile})
+	p.add(name, sysOp{nr: unix.SYS_OPEN_TREE, args: [6]uintptr{0, empty,
+		unix.OPEN_TREE_CLONE | unix.OPEN_TREE_CLOEXEC | unix.AT_RECURSIVE | unix.AT_EMPTY_PATH},
+		in: [6]uint8{regFile}, out: regTree})
+	p.add(name, sysOp{nr: unix.SYS_CLOSE, in: [6]uint8{regFile}})
+	p.add(name, sysOp{nr: unix.SYS_MOVE_MOUNT, args: [6]uintptr{0, empty, atFDCWD, p.cstr(dst), unix.MOVE_MOUNT_F_EMPTY_PATH},
+		in: [6]uint8{regTree}})
+	p.add(name, sysOp{nr: unix.SYS_CLOSE, in: [6]uint8{regTree}})
+	p.setattr("mount attributes "+src, dst, attrs, true)
+}
+
+// mountPoint creates dst (a directory, or an empty file and its parents).
+func (p *plan) mountPoint(root, dst string, dir bool) {
 	if dir {
 		p.mkdirAll("mount point "+dst, root, dst)
 	} else {
 		p.mkdirAll("mount point "+dst, root, dst[:strings.LastIndexByte(dst, '/')])
 		p.writeFile("mount point "+dst, dst, nil, unix.O_CREAT|unix.O_WRONLY)
 	}
-	p.mount(name, src, dst, "", unix.MS_BIND|unix.MS_REC, "")
-	p.setattr("mount attributes "+src, dst, attrs, true)
 }
 
 // writeFile opens path with flags (mode 0644), writes body and closes it.
@@ -166,10 +194,10 @@ func compilePlan(j job, jobRoot string, v1Tasks int, dropUID bool) (*plan, error
 }
 
 // restrict plans the privilege drop (notes §3 steps 7–9). Order:
-// capabilities and ids while we still may change them, the working
+// capabilities and ids while we still may change them, then (after the
+// last id change) non-dumpable and the parent-death signal, the working
 // directory, no_new_privs, Landlock, seccomp last.
 func (p *plan) restrict(dir string, dropUID bool) {
-	p.add("dumpable", sysOp{nr: unix.SYS_PRCTL, args: [6]uintptr{unix.PR_SET_DUMPABLE, 0}})
 	for c := uintptr(0); c < 64; c++ {
 		// EINVAL past the kernel's last capability.
 		p.add("capability bounding set", sysOp{nr: unix.SYS_PRCTL, args: [6]uintptr{unix.PR_CAPBSET_DROP, c}, ok: unix.EINVAL})
@@ -186,6 +214,7 @@ func (p *plan) restrict(dir string, dropUID bool) {
 		p.call("setresgid", unix.SYS_SETRESGID, nobody, nobody, nobody)
 		p.call("setresuid", unix.SYS_SETRESUID, nobody, nobody, nobody)
 	}
+	p.rearm()
 	hdr := &unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	data := &[2]unix.CapUserData{}
 	p.keep = append(p.keep, hdr, data)
@@ -199,4 +228,22 @@ func (p *plan) restrict(dir string, dropUID bool) {
 	// No TSYNC: the child is single-threaded, and the command it forks
 	// inherits the filter.
 	p.call("seccomp", unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(fp)))
+}
+
+// rearm makes PID 1 non-dumpable and re-arms its parent-death signal after
+// the plan's last change of user or group id: a change of effective or
+// filesystem uid or gid (setresgid, setresuid when the supervisor is root)
+// resets the dumpable flag to fs.suid_dumpable and clears the parent-death
+// signal (kernel/cred.c, commit_creds; the later capset and Landlock
+// steps keep the ids and add no capability, so they reset neither). Without this a root supervisor's death left the sandbox
+// running, and on a host with fs.suid_dumpable=1 the command could read
+// PID 1's memory (the supervisor's copy) through /proc/1/mem. The
+// supervisor may die before the signal is re-armed; the write of an alive
+// record then fails with EPIPE (its read end of the status pipe closes
+// before its last thread's children are signalled) and PID 1 exits.
+func (p *plan) rearm() {
+	p.call("dumpable", unix.SYS_PRCTL, unix.PR_SET_DUMPABLE, 0)
+	p.call("parent-death signal", unix.SYS_PRCTL, unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL))
+	rec := [16]byte{recAlive}
+	p.call("supervisor alive", unix.SYS_WRITE, fdStatus, p.bytes(rec[:]), uintptr(len(rec)))
 }

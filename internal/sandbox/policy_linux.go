@@ -12,7 +12,7 @@ import (
 
 // policyVersion changes whenever the enforcement changes in a way the
 // filter or rule digests below would not show (mount plan, id mapping).
-const policyVersion = "task-sandbox/2"
+const policyVersion = "task-sandbox/3"
 
 var policyDigest = sync.OnceValue(func() string {
 	h := sha256.New()

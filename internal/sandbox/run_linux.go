@@ -370,8 +370,14 @@ var argvBlock = sync.OnceValue(func() []byte {
 	return unsafe.Slice(p, end-start)
 })
 
+// closeAll closes the supervisor's pipe ends and PID 1's pidfd (after
+// PID 1 has been reaped).
 func (p *pid1) closeAll() {
 	for _, f := range []*os.File{p.statusR, p.syncW, p.outR[0], p.outR[1]} {
 		f.Close()
+	}
+	if p.pidfd >= 0 {
+		unix.Close(p.pidfd)
+		p.pidfd = -1
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/coagent8/coagent8/internal/fault"
 )
 
@@ -78,10 +80,12 @@ func (h *pid1) await(ctx context.Context, wall time.Duration, out *outputBound, 
 }
 
 // forceKill is the last resort after an unverified kill; it ignores test
-// fault injection so a test never leaks processes.
+// fault injection so a test never leaks processes. PID 1 is signalled
+// through its pidfd: by pid it may already be reaped and the number
+// reused.
 func (h *pid1) forceKill(cg *jobCgroups) {
 	_ = cg.kill()
-	_ = syscall.Kill(h.pid, syscall.SIGKILL)
+	_ = unix.PidfdSendSignal(h.pidfd, unix.SIGKILL, nil, 0)
 	cg.waitEmpty(emptyTimeout)
 }
 
