@@ -52,9 +52,15 @@ func (s *Sandbox) runJob(ctx context.Context, j job, digest string) (Receipt, er
 	rec := Receipt{JobID: id, Profile: ProfileTask, PolicyDigest: policyDigest(), BinaryDigest: digest,
 		Kernel: h.kernel(layout.source), Command: append([]string{j.path}, j.args...),
 		EnvNames: envNames(j.env), EnvRemoved: j.envRemoved, Requested: j.limits, Started: start.UTC()}
-	root, err := s.makeJobRoot(id, j)
+	sweepStale(s.cfg.JobsDir, layout)
+	root, lock, err := s.makeJobRoot(id, j)
 	if root != "" {
-		defer removeJobRoot(root)
+		defer func() {
+			removeJobRoot(root)
+			if lock != nil {
+				lock.Close()
+			}
+		}()
 	}
 	if err != nil {
 		return Receipt{}, err
@@ -75,10 +81,11 @@ func (s *Sandbox) runJob(ctx context.Context, j job, digest string) (Receipt, er
 	return rec, nil
 }
 
-// removeJobRoot deletes the job root. The common case is four empty
-// directories (the command wrote nothing that outlives it), removed with one
+// removeJobRoot deletes the job root. The common case is its lock file and
+// four empty directories (the command wrote nothing that outlives it), removed with one
 // rmdir each; anything else falls back to a recursive removal.
 func removeJobRoot(root string) {
+	_ = os.Remove(filepath.Join(root, jobLockName)) // the flock stays until the file is closed
 	for _, d := range []string{"workspace", "scratch", "artifacts", "root", ""} {
 		if err := unix.Rmdir(filepath.Join(root, d)); err != nil {
 			_ = os.RemoveAll(root)
@@ -97,6 +104,10 @@ type pid1 struct {
 	syncW   *os.File
 	outR    [2]*os.File
 	plan    *plan
+	// released is closed when release returns: PID 1 is not reaped
+	// before, so its pid cannot be reused while release writes to
+	// /proc/<pid> and prlimits it.
+	released chan struct{}
 	// done receives PID 1's wait status once, from the goroutine that
 	// forked it.
 	done chan syscall.WaitStatus
@@ -176,7 +187,7 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 		return nil, err
 	}
 	p := &pid1{pidfd: -1, plan: pl, statusR: files.keep[0], syncW: files.keep[1], outR: [2]*os.File{files.keep[2], files.keep[3]},
-		done: make(chan syscall.WaitStatus, 1)}
+		done: make(chan syscall.WaitStatus, 1), released: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread dies with PID 1's wait
@@ -189,6 +200,7 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 		}
 		p.pid, p.pidfd = int(pid), int(spec.pidfd)
 		started <- nil
+		<-p.released
 		var ws syscall.WaitStatus
 		for {
 			if _, err := syscall.Wait4(int(pid), &ws, 0, nil); err != syscall.EINTR {
@@ -251,6 +263,7 @@ func newForkSpec(j job, pl *plan, files *childFiles, cg *jobCgroups) (*forkSpec,
 // release writes PID 1's id maps and outside limits, then lets it run its
 // plan. Nothing in the sandbox has run before this returns.
 func (p *pid1) release(lim Limits) error {
+	defer close(p.released)
 	defer p.syncW.Close()
 	if err := writeIDMaps(p.pid); err != nil {
 		return unavailable("namespaces", "a writable user namespace id map", err)

@@ -20,6 +20,11 @@ import (
 // cancellation, deadline, output limit), kills and verifies the tree, and
 // fills rec (notes §3 step 11).
 func (s *Sandbox) supervise(ctx context.Context, j job, root string, cg *jobCgroups, rec *Receipt, start time.Time) error {
+	if ctx.Err() != nil {
+		// Cancelled before anything started: nothing runs.
+		rec.Exit, rec.TreeEmpty = Exit{Class: ExitCancelled, Code: -1}, true
+		return nil
+	}
 	h, err := startPID1(j, root, cg)
 	if err != nil {
 		return err

@@ -23,33 +23,36 @@ const (
 // makeJobRoot creates JobsDir/<id> with the disjoint children root/,
 // workspace/, scratch/ and artifacts/, and copies the input into the
 // workspace (the user's directory itself is never mounted).
-func (s *Sandbox) makeJobRoot(id string, j job) (string, error) {
+func (s *Sandbox) makeJobRoot(id string, j job) (root string, lock *os.File, err error) {
 	if err := ensureJobsDir(s.cfg.JobsDir); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	root := filepath.Join(s.cfg.JobsDir, id)
+	root = filepath.Join(s.cfg.JobsDir, id)
 	if err := os.Mkdir(root, 0o711); err != nil {
-		return "", unavailable("jobs_dir", "a writable jobs directory", err)
+		return "", nil, unavailable("jobs_dir", "a writable jobs directory", err)
+	}
+	if lock, err = lockJobRoot(root); err != nil {
+		return root, nil, unavailable("jobs_dir", "a lockable job root", err)
 	}
 	if err := os.Mkdir(filepath.Join(root, "root"), 0o755); err != nil {
-		return root, unavailable("jobs_dir", "a writable jobs directory", err)
+		return root, lock, unavailable("jobs_dir", "a writable jobs directory", err)
 	}
 	owner := childOwner()
 	for _, d := range []string{"workspace", "scratch", "artifacts"} {
 		p := filepath.Join(root, d)
 		if err := os.Mkdir(p, 0o700); err != nil {
-			return root, unavailable("jobs_dir", "a writable jobs directory", err)
+			return root, lock, unavailable("jobs_dir", "a writable jobs directory", err)
 		}
 		if err := chown(p, owner); err != nil {
-			return root, unavailable("jobs_dir", "chown of the job folders", err)
+			return root, lock, unavailable("jobs_dir", "chown of the job folders", err)
 		}
 	}
 	if j.input != "" {
 		if err := copyTree(j.input, filepath.Join(root, "workspace"), owner); err != nil {
-			return root, err
+			return root, lock, err
 		}
 	}
-	return root, nil
+	return root, lock, nil
 }
 
 // childOwner is the host uid the command runs as (-1: ours, no chown).

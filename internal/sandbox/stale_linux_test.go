@@ -1,0 +1,101 @@
+//go:build linux && amd64
+
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestStaleJobRootsSwept: a run removes the job roots and cgroups of runs
+// whose supervisor died (lock free), keeps those of live runs (locked) and
+// never touches names that are not job ids.
+func TestStaleJobRootsSwept(t *testing.T) {
+	s := newTestSandbox(t)
+	if err := ensureJobsDir(s.cfg.JobsDir); err != nil {
+		t.Fatal(err)
+	}
+	layout, err := detectCgroups(s.cfg.CgroupRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(id string, lock bool) (string, *jobCgroups) {
+		root := filepath.Join(s.cfg.JobsDir, id)
+		if err := os.MkdirAll(filepath.Join(root, "workspace", "deep"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "workspace", "deep", "copy"), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := lockJobRoot(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !lock {
+			f.Close() // the supervisor died: the kernel dropped its lock
+		} else {
+			t.Cleanup(func() { f.Close(); os.RemoveAll(root) })
+		}
+		cg, err := layout.create(id, Limits{Memory: 64 << 20, Pids: 8, CPU: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lock {
+			t.Cleanup(cg.remove)
+		}
+		return root, cg
+	}
+	deadRoot, deadCg := mk(newJobID(), false)
+	liveRoot, liveCg := mk(newJobID(), true)
+	other := filepath.Join(s.cfg.JobsDir, "not-a-job")
+	if err := os.Mkdir(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(other) })
+
+	r := runUnqualified(t, s, context.Background(), Spec{Path: "/usr/bin/true"})
+	if !r.Exit.Success() {
+		t.Fatalf("exit %+v", r.Exit)
+	}
+	for _, gone := range append([]string{deadRoot, deadCg.leaf}, values(deadCg.v1)...) {
+		if _, err := os.Lstat(gone); !os.IsNotExist(err) {
+			t.Errorf("stale %s was not swept (%v)", gone, err)
+		}
+	}
+	for _, kept := range append([]string{liveRoot, liveCg.leaf, other}, values(liveCg.v1)...) {
+		if _, err := os.Lstat(kept); err != nil {
+			t.Errorf("%s of a live run (or not a job) was removed: %v", kept, err)
+		}
+	}
+}
+
+func values(m map[string]string) []string {
+	var out []string
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// TestCancelledBeforeStartRunsNothing: a context already cancelled when the
+// run reaches the fork starts nothing and reports the run cancelled.
+func TestCancelledBeforeStartRunsNothing(t *testing.T) {
+	s := newTestSandbox(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out bytes.Buffer
+	j, err := s.admit(Spec{Path: "/usr/bin/echo", Args: []string{"started"}, Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.runJob(ctx, j, "")
+	if err != nil || r.Exit.Class != ExitCancelled || !r.TreeEmpty {
+		t.Fatalf("err %v exit %+v tree_empty %v; want cancelled, empty", err, r.Exit, r.TreeEmpty)
+	}
+	if out.Len() != 0 {
+		t.Errorf("the command ran (%q) although the run was cancelled before it started", out.String())
+	}
+}
