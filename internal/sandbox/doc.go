@@ -46,6 +46,18 @@
 // (fork_linux.go, plan_linux.go). No second program starts before the
 // command, which keeps a run of /usr/bin/true within reach of bwrap's cost.
 //
+// Each job root holds a lock file its supervisor keeps flock'ed; a run
+// first sweeps job roots and cgroups whose lock is free (their supervisor
+// died; its sandboxed processes died with it through the parent-death
+// signal and the PID namespace).
+//
+// # Identity
+//
+// An unprivileged supervisor's command runs as namespace root mapped to
+// the supervisor's own uid. A root supervisor's command runs as host uid
+// and gid 65534 (nobody); a host process that also runs as nobody could
+// ptrace it, so keep nobody unused or run the supervisor unprivileged.
+//
 // Qualification probes run this binary inside the sandbox with a hidden
 // probe argument. Programs that use this package must call [MaybeRunChild]
 // first thing in main (and in TestMain); it returns immediately in a normal
