@@ -3,8 +3,10 @@ package sandbox
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -65,6 +67,9 @@ func (s *Sandbox) admit(spec Spec) (job, error) {
 	if j.input, err = s.admitRoot(spec.Input, true); err != nil {
 		return job{}, err
 	}
+	if err := checkDirInInput(j.input, spec.Dir); err != nil {
+		return job{}, err
+	}
 	if j.artifactsTo, err = s.admitRoot(spec.ArtifactsTo, true); err != nil {
 		return job{}, err
 	}
@@ -76,6 +81,23 @@ func (s *Sandbox) admit(spec Spec) (job, error) {
 		j.binds = append(j.binds, b)
 	}
 	return j, nil
+}
+
+// checkDirInInput requires the working directory dir (already a clean
+// relative path) to be a directory of the workspace, which is a copy of
+// input: a missing one is the caller's mistake, not the host's.
+func checkDirInInput(input, dir string) error {
+	if dir == "" || dir == "." {
+		return nil
+	}
+	if input == "" {
+		return invalid("sandbox.dir", fmt.Sprintf("working directory %q does not exist: without --input the workspace is empty", dir))
+	}
+	fi, err := checkNoSymlinks(filepath.Join(input, dir))
+	if err != nil || !fi.IsDir() {
+		return invalid("sandbox.dir", fmt.Sprintf("working directory %q is not a directory (without symlinks) of the input", dir))
+	}
+	return nil
 }
 
 // admitRoot checks a caller-supplied host directory: canonical, symlink-free,
@@ -112,7 +134,8 @@ func (s *Sandbox) admitBind(p string) (bind, error) {
 	}
 	for _, f := range forbiddenRoots {
 		if within(p, f) {
-			return bind{}, invalid("sandbox.root", "path is synthesized inside the sandbox and cannot be bound")
+			return bind{}, invalid("sandbox.root", fmt.Sprintf("%s is under %s, which the sandbox replaces with its own; bind a path outside %s",
+				p, f, strings.Join(forbiddenRoots, ", ")))
 		}
 	}
 	fi, _ := checkNoSymlinks(p)

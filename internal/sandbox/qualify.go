@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/coagent8/coagent8/internal/fault"
 )
 
 // Qualification is the record of one qualification run: the containment
@@ -152,6 +154,12 @@ func (s *Sandbox) qualifyLocked(ctx context.Context, id identity) (*Qualificatio
 	q, err := s.runProbes(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	if ctx.Err() != nil {
+		// Interrupted probes prove nothing either way: no record, no
+		// failed-qualification event; the next run qualifies again.
+		return nil, fault.New(fault.Aborted, "sandbox.qualification_interrupted",
+			"qualification was interrupted before every probe ran; nothing was recorded")
 	}
 	if err := s.record(qualificationEvent(q)); err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/fault"
@@ -99,20 +100,34 @@ func (l Limits) validate() error {
 	checks := []struct {
 		name      string
 		v, lo, hi int64
+		unit      func(int64) string
 	}{
-		{"memory", l.Memory, 16 << 20, maxMemory},
-		{"pids", l.Pids, 8, maxPids},
-		{"cpu", l.CPU, 10, maxCPU},
-		{"wall", int64(l.Wall), int64(10 * time.Millisecond), int64(maxWall)},
-		{"output", l.Output, 1, maxOutput},
-		{"file_size", l.FileSize, 1, maxMemory},
-		{"tmp", l.Tmp, 1 << 20, maxMemory},
+		{"memory", l.Memory, 16 << 20, maxMemory, mib},
+		{"pids", l.Pids, 8, maxPids, plain},
+		{"cpu", l.CPU, 10, maxCPU, millicores},
+		{"wall", int64(l.Wall), int64(10 * time.Millisecond), int64(maxWall), duration},
+		{"output", l.Output, 1, maxOutput, mib},
+		{"file_size", l.FileSize, 1, maxMemory, mib},
+		{"tmp", l.Tmp, 1 << 20, maxMemory, mib},
 	}
 	for _, c := range checks {
 		if c.v < c.lo || c.v > c.hi {
 			return fault.New(fault.InvalidInput, "sandbox.limit",
-				fmt.Sprintf("limit %s=%d is outside [%d, %d]", c.name, c.v, c.lo, c.hi))
+				fmt.Sprintf("limit %s=%s is outside [%s, %s]", c.name, c.unit(c.v), c.unit(c.lo), c.unit(c.hi)))
 		}
 	}
 	return nil
+}
+
+// Units for limit messages: the caller set the limit in these units.
+func plain(v int64) string      { return strconv.FormatInt(v, 10) }
+func millicores(v int64) string { return strconv.FormatInt(v, 10) + " millicores" }
+func duration(v int64) string   { return time.Duration(v).String() }
+
+// mib shows whole MiB, else bytes (a limit below 1 MiB is set in bytes).
+func mib(v int64) string {
+	if v%(1<<20) == 0 {
+		return strconv.FormatInt(v>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(v, 10) + " bytes"
 }

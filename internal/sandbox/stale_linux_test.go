@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/coagent8/coagent8/internal/fault"
 )
 
 // TestStaleJobRootsSwept: a run removes the job roots and cgroups of runs
@@ -97,5 +99,21 @@ func TestCancelledBeforeStartRunsNothing(t *testing.T) {
 	}
 	if out.Len() != 0 {
 		t.Errorf("the command ran (%q) although the run was cancelled before it started", out.String())
+	}
+}
+
+// TestInterruptedQualificationRecordsNothing: probes cut short by
+// cancellation neither pass nor fail the host: no record is stored and the
+// error says the qualification was interrupted.
+func TestInterruptedQualificationRecordsNothing(t *testing.T) {
+	s := newTestSandbox(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := s.Qualify(ctx)
+	if fe := fault.From(err); fe == nil || fe.Code != fault.Aborted {
+		t.Fatalf("Qualify(cancelled) = %v; want ABORTED", err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(s.cfg.StateDir, "sandbox", "qualification-*.json")); len(m) != 0 {
+		t.Errorf("an interrupted qualification stored %v", m)
 	}
 }

@@ -51,7 +51,8 @@ func Fast(args []string, stdout, stderr io.Writer) (code int, ok bool) {
 	}
 	var ue UsageError
 	if errors.As(err, &ue) {
-		// Run checks host paths before anything else, so nothing ran.
+		// Run checks host paths and opens the receipt before anything
+		// else, so nothing ran.
 		return 0, false
 	}
 	if code, ok := exitstatus.Report(stderr, err); ok {

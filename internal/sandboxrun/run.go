@@ -8,6 +8,7 @@ package sandboxrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,7 +29,19 @@ absolute path (no symlinks, no PATH lookup, no shell); arguments are passed
 verbatim. The child reads only system directories and --ro paths, writes only
 its workspace (a copy of --input), scratch, artifacts and a private /tmp, has
 no network and none of this environment. The receipt (JSON) goes to
---receipt, else to stderr after the command's output.
+--receipt, else to stderr after the command's output (--quiet: not to
+stderr).
+
+Inside the sandbox:
+  /job/workspace   a copy of --input (empty without it); the working
+                   directory, or --dir beneath it
+  /job/scratch     writable, HOME
+  /job/artifacts   writable; copied to --artifacts-out (an existing host
+                   directory) after the run
+  /tmp             private, 64 MiB
+Host paths (--input, --ro, --artifacts-out) are absolute; --ro paths may
+not be under /tmp, /proc, /sys, /dev or /run. A limit flag left at 0 takes
+its default.
 
 The first run of a new binary or kernel qualifies the sandbox on this host
 (see 'coagent8 sandbox qualify'); a host that cannot enforce every boundary
@@ -64,7 +77,7 @@ func Flags(f *pflag.FlagSet, o *Options) {
 	f.DurationVar(&o.timeout, "timeout", 0, "wall-clock deadline (default 10m)")
 	f.Int64Var(&o.outputMB, "output-mb", 0, "stdout+stderr ceiling in MiB (default 16)")
 	f.StringVar(&o.receipt, "receipt", "", "write the JSON receipt to this file instead of stderr")
-	f.BoolVar(&o.noReceipt, "quiet", false, "do not print the receipt")
+	f.BoolVar(&o.noReceipt, "quiet", false, "do not print the receipt on stderr (a --receipt file is still written)")
 }
 
 // UsageError is a bad flag value or a missing host path, found before
@@ -83,6 +96,13 @@ func Run(ctx context.Context, env config.Env, out, errw io.Writer, o Options, ar
 	if err := checkHostPaths(o, args[0]); err != nil {
 		return err
 	}
+	receipt, err := openReceipt(o.receipt)
+	if err != nil {
+		return err
+	}
+	if receipt != nil {
+		defer receipt.Close()
+	}
 	sb, closeEvents, err := New(env, errw)
 	if err != nil {
 		return err
@@ -96,7 +116,7 @@ func Run(ctx context.Context, env config.Env, out, errw io.Writer, o Options, ar
 	if err != nil {
 		return err
 	}
-	if err := writeReceipt(o, r, errw); err != nil {
+	if err := writeReceipt(o, r, receipt, errw); err != nil {
 		return err
 	}
 	return exitFor(r)
@@ -116,12 +136,29 @@ func New(env config.Env, errw io.Writer) (sb *sandbox.Sandbox, closeEvents func(
 	return sb, closeEvents, nil
 }
 
-func writeReceipt(o Options, r sandbox.Receipt, errw io.Writer) error {
-	switch {
-	case o.noReceipt:
+// openReceipt creates the --receipt file before anything runs, so a path
+// that cannot be written is a usage error, not a failure after the
+// command has run. nil when there is no --receipt.
+func openReceipt(path string) (*os.File, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, UsageError{fmt.Errorf("--receipt %q: %w", path, errors.Unwrap(err))}
+	}
+	return f, nil
+}
+
+func writeReceipt(o Options, r sandbox.Receipt, receipt *os.File, errw io.Writer) error {
+	if receipt != nil {
+		if _, err := receipt.Write(append(r.JSON(), '\n')); err != nil {
+			return fault.Wrap(fault.ProcessError, "sandbox.receipt", "the receipt could not be written to "+o.receipt, err)
+		}
 		return nil
-	case o.receipt != "":
-		return os.WriteFile(o.receipt, append(r.JSON(), '\n'), 0o600)
+	}
+	if o.noReceipt {
+		return nil
 	}
 	_, err := fmt.Fprintf(errw, "%s\n", r.JSON())
 	return err
