@@ -8,7 +8,13 @@ set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tools="$root/.tools/node_modules/.bin"
 for t in bwrap socat rg; do command -v $t >/dev/null || { echo "missing $t (apt-get install bubblewrap socat ripgrep)" >&2; exit 1; }; done
-for t in srt codex; do [ -x "$tools/$t" ] || { echo "missing $tools/$t (npm install --prefix $root/.tools ...)" >&2; exit 1; }; done
+# srt is only a benchmark baseline, so scripts/install.sh does not install
+# it; install the pinned version next to the pinned CLIs on first use.
+if [ ! -x "$tools/srt" ]; then
+	echo "installing @anthropic-ai/sandbox-runtime@0.0.83 into $root/.tools (benchmark baseline)" >&2
+	npm install --prefix "$root/.tools" --no-audit --no-fund --silent @anthropic-ai/sandbox-runtime@0.0.83 >&2
+fi
+[ -x "$tools/codex" ] || { echo "missing $tools/codex: run 'bash scripts/install.sh' first" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (cd "$root" && CGO_ENABLED=0 go build -o "$tmp/coagent8" ./cmd/coagent8)
