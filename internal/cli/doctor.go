@@ -18,7 +18,9 @@ doctor reports and does not judge: it exits 0 whenever the report was
 made. Readiness is in the "status" field: operational (every backend
 ready), partially_configured (some ready) or degraded_no_active_backends
 (none ready; "recommendations" says what each installed backend lacks).
-"ready_backends" lists the backends a turn can use now.`,
+"ready_backends" lists the backends a turn can use now. "sections" shows
+the governance in force and the task sandbox's readiness (kernel
+capabilities, and whether this binary is qualified on this host).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := a.build(cmd.Context())

@@ -7,9 +7,11 @@ import (
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/consent"
 	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/mcpserver"
 	"github.com/coagent8/coagent8/internal/policy"
 	"github.com/coagent8/coagent8/internal/price"
+	"github.com/coagent8/coagent8/internal/sandbox"
 )
 
 // governance loads the configuration (never fatal: a bad governance
@@ -64,7 +66,8 @@ func (l *lazyCatalog) Quote(backend, model string) policy.Quote {
 func (l *lazyCatalog) Status() price.Status { l.load(); return l.st }
 
 // doctorSections reports governance in force: limits, lists and
-// the price source with its date, from the configuration as it is now.
+// the price source with its date, from the configuration as it is now;
+// and the task sandbox's readiness.
 func (a *app) doctorSections() func() map[string]any {
 	return func() map[string]any {
 		cfg, _ := config.LoadFile(a.env.ConfigPath())
@@ -77,8 +80,18 @@ func (a *app) doctorSections() func() map[string]any {
 			gov["priceMultiplier"] = cfg.Governance.PriceMultiplier().FloatString(2)
 			gov["models"] = map[string][]string{"allow": orEmpty(allow), "ask": orEmpty(ask), "deny": orEmpty(deny)}
 		}
-		return map[string]any{"governance": gov}
+		return map[string]any{"governance": gov, "sandbox": a.sandboxStatus()}
 	}
+}
+
+// sandboxStatus is doctor's task-sandbox section: capabilities and whether
+// this binary is qualified here (nothing runs).
+func (a *app) sandboxStatus() any {
+	sb, err := sandbox.New(sandbox.Config{StateDir: a.env.StateDir()})
+	if err != nil {
+		return map[string]any{"available": false, "missing": fault.From(err).Message}
+	}
+	return sb.Status()
 }
 
 // orEmpty makes an empty list print as [] rather than null.

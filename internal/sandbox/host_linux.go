@@ -108,3 +108,16 @@ func signalName(sig syscall.Signal) string {
 	}
 	return n
 }
+
+// hostReady checks every capability a run needs without starting one.
+func (s *Sandbox) hostReady() error {
+	h, err := readHost()
+	if err != nil {
+		return err
+	}
+	if err := s.checkHost(h); err != nil {
+		return err
+	}
+	_, err = detectCgroups(s.cfg.CgroupRoot)
+	return err
+}

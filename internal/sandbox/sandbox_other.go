@@ -34,3 +34,5 @@ func (s *Sandbox) RunProbe(context.Context, string) (ProbeResult, error) {
 
 // ProbeNames returns nil on this platform.
 func ProbeNames() []string { return nil }
+
+func (s *Sandbox) hostReady() error { return errUnsupported() }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/coagent8/coagent8/internal/fault"
@@ -115,5 +116,33 @@ func TestInterruptedQualificationRecordsNothing(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(s.cfg.StateDir, "sandbox", "qualification-*.json")); len(m) != 0 {
 		t.Errorf("an interrupted qualification stored %v", m)
+	}
+}
+
+// TestStatusReportsReadinessWithoutRunning: doctor's view — available and
+// unqualified at first, qualified after Qualify, and the missing
+// capability named on a host that cannot run (simulated by a Landlock
+// floor above the host's).
+func TestStatusReportsReadinessWithoutRunning(t *testing.T) {
+	s := newTestSandbox(t)
+	if st := s.Status(); !st.Available || st.Qualified || st.Missing != "" {
+		t.Fatalf("fresh: %+v; want available, not qualified", st)
+	}
+	if _, err := s.Qualify(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Status(); !st.Available || !st.Qualified || st.QualifiedAt == nil {
+		t.Errorf("after Qualify: %+v; want qualified with a time", st)
+	}
+	h, err := readHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	high, err := New(Config{StateDir: s.cfg.StateDir, MinLandlockABI: h.abi + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := high.Status(); st.Available || !strings.Contains(st.Missing, "Landlock ABI") {
+		t.Errorf("Landlock floor above host: %+v; want unavailable naming Landlock", st)
 	}
 }
