@@ -81,11 +81,10 @@ func (s *Sandbox) runJob(ctx context.Context, j job, digest string) (Receipt, er
 	return rec, nil
 }
 
-// removeJobRoot deletes the job root. The common case is its lock file and
-// four empty directories (the command wrote nothing that outlives it), removed with one
+// removeJobRoot deletes the job root. The common case is four empty
+// directories (the command wrote nothing that outlives it), removed with one
 // rmdir each; anything else falls back to a recursive removal.
 func removeJobRoot(root string) {
-	_ = os.Remove(filepath.Join(root, jobLockName)) // the flock stays until the file is closed
 	for _, d := range []string{"workspace", "scratch", "artifacts", "root", ""} {
 		if err := unix.Rmdir(filepath.Join(root, d)); err != nil {
 			_ = os.RemoveAll(root)

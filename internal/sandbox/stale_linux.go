@@ -10,32 +10,23 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// jobLockName is the file in a job root its supervisor holds an exclusive
-// flock on for the job's lifetime. The kernel drops the lock when the
-// supervisor dies, so a job root whose lock can be taken belongs to no
-// live run.
-const jobLockName = "lock"
+// staleMinAge is how old an unlocked job root must be before it is swept.
+// A run locks its root right after creating it (lockJobRoot), so only a
+// root in that instant, or one whose supervisor died, is unlocked; the age
+// keeps the former safe.
+const staleMinAge = time.Minute
 
-// staleUnlockedAge is how old a job root without a lock file must be
-// before it is swept: younger ones may be a run between creating its root
-// and its lock.
-const staleUnlockedAge = time.Hour
-
-// lockJobRoot creates and locks root's lock file; close the file (after
-// removing the root) to release it. The file is locked under a temporary
-// name and then renamed into place, so a sweeper never sees an unlocked
-// lock file of a live run (a root without one is only swept when old).
+// lockJobRoot takes an exclusive flock on the job root directory itself
+// for the job's lifetime (no file to create: this is on every run's path).
+// The kernel drops the lock when the supervisor dies, so an old unlocked
+// root belongs to no live run. Close the returned file (after removing the
+// root) to release it.
 func lockJobRoot(root string) (*os.File, error) {
-	tmp := filepath.Join(root, jobLockName+".new")
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_RDWR|os.O_EXCL, 0o600)
+	f, err := os.Open(root)
 	if err != nil {
 		return nil, err
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := os.Rename(tmp, filepath.Join(root, jobLockName)); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -72,12 +63,16 @@ func sweepStale(jobsDir string, layout cgroupLayout) {
 	}
 }
 
-// stale reports whether the job root at dir belongs to no live run.
+// stale reports whether the job root at dir belongs to no live run: old
+// enough and not locked.
 func stale(dir string) bool {
-	f, err := os.Open(filepath.Join(dir, jobLockName))
+	fi, err := os.Lstat(dir)
+	if err != nil || time.Since(fi.ModTime()) < staleMinAge {
+		return false
+	}
+	f, err := os.Open(dir)
 	if err != nil {
-		fi, serr := os.Lstat(dir)
-		return os.IsNotExist(err) && serr == nil && time.Since(fi.ModTime()) > staleUnlockedAge
+		return false
 	}
 	defer f.Close()
 	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil

@@ -9,13 +9,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coagent8/coagent8/internal/fault"
 )
 
 // TestStaleJobRootsSwept: a run removes the job roots and cgroups of runs
-// whose supervisor died (lock free), keeps those of live runs (locked) and
-// never touches names that are not job ids.
+// whose supervisor died (unlocked and old), keeps those of live runs
+// (locked), unlocked ones too young to judge, and names that are not job
+// ids.
 func TestStaleJobRootsSwept(t *testing.T) {
 	s := newTestSandbox(t)
 	if err := ensureJobsDir(s.cfg.JobsDir); err != nil {
@@ -25,7 +27,7 @@ func TestStaleJobRootsSwept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mk := func(id string, lock bool) (string, *jobCgroups) {
+	mk := func(id string, lock, aged bool) (string, *jobCgroups) {
 		root := filepath.Join(s.cfg.JobsDir, id)
 		if err := os.MkdirAll(filepath.Join(root, "workspace", "deep"), 0o700); err != nil {
 			t.Fatal(err)
@@ -37,22 +39,32 @@ func TestStaleJobRootsSwept(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if aged {
+			old := time.Now().Add(-2 * staleMinAge)
+			if err := os.Chtimes(root, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if !lock {
 			f.Close() // the supervisor died: the kernel dropped its lock
-		} else {
+		}
+		keep := lock || !aged
+		if keep {
 			t.Cleanup(func() { f.Close(); os.RemoveAll(root) })
 		}
 		cg, err := layout.create(id, Limits{Memory: 64 << 20, Pids: 8, CPU: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lock {
+		if keep {
 			t.Cleanup(cg.remove)
 		}
 		return root, cg
 	}
-	deadRoot, deadCg := mk(newJobID(), false)
-	liveRoot, liveCg := mk(newJobID(), true)
+	deadRoot, deadCg := mk(newJobID(), false, true)
+	liveRoot, liveCg := mk(newJobID(), true, true)
+	// Unlocked but new: could be a run between creating and locking it.
+	youngRoot, youngCg := mk(newJobID(), false, false)
 	other := filepath.Join(s.cfg.JobsDir, "not-a-job")
 	if err := os.Mkdir(other, 0o700); err != nil {
 		t.Fatal(err)
@@ -68,7 +80,7 @@ func TestStaleJobRootsSwept(t *testing.T) {
 			t.Errorf("stale %s was not swept (%v)", gone, err)
 		}
 	}
-	for _, kept := range append([]string{liveRoot, liveCg.leaf, other}, values(liveCg.v1)...) {
+	for _, kept := range append(append([]string{liveRoot, liveCg.leaf, youngRoot, youngCg.leaf, other}, values(liveCg.v1)...), values(youngCg.v1)...) {
 		if _, err := os.Lstat(kept); err != nil {
 			t.Errorf("%s of a live run (or not a job) was removed: %v", kept, err)
 		}
