@@ -152,3 +152,24 @@ func TestVforkExecConstants(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreportedPID1Refuses: a PID 1 that dies before it can report (it
+// could not arrange its descriptors) refuses the run; the command never
+// starts and no receipt claims it ran.
+func TestUnreportedPID1Refuses(t *testing.T) {
+	s := newTestSandbox(t)
+	testOnlyBadChildFd = true
+	defer func() { testOnlyBadChildFd = false }()
+	var out bytes.Buffer
+	j, err := s.admit(Spec{Path: "/usr/bin/echo", Args: []string{"started"}, Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.runJob(testCtx(t), j, "")
+	if fe := fault.From(err); fe == nil || fe.Code != fault.SandboxUnavailable || fe.Details["missing"] != "descriptors" {
+		t.Fatalf("err = %v; want SANDBOX_UNAVAILABLE missing descriptors", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("the command ran: %q", out.String())
+	}
+}

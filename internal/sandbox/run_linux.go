@@ -27,6 +27,10 @@ import (
 // empty after a kill before the run is classified uncertain (R-073: 2 s).
 const emptyTimeout = 2 * time.Second
 
+// testOnlyBadChildFd gives PID 1 an invalid descriptor to arrange so tests
+// can prove a PID 1 that cannot report still refuses the run.
+var testOnlyBadChildFd bool
+
 // testOnlyBreakKill makes cgroup.kill a no-op so tests can prove that an
 // unverified tree ends "uncertain".
 var testOnlyBreakKill bool
@@ -234,6 +238,9 @@ func newForkSpec(j job, pl *plan, files *childFiles, cg *jobCgroups) (*forkSpec,
 		}
 		dups = append(dups, fd)
 		s.fds[i] = uintptr(fd)
+		if testOnlyBadChildFd && i == 0 {
+			s.fds[i] = 1 << 30 // never open: dup3 fails with EBADF
+		}
 		if i >= fdStatus {
 			s.cloex[i] = unix.O_CLOEXEC
 		}
@@ -277,7 +284,7 @@ func (p *pid1) release(lim Limits) error {
 		}
 	}
 	if _, err := p.syncW.Write([]byte{1}); err != nil {
-		return fault.Wrap(fault.ProcessError, "sandbox.release", "cannot release the sandbox", err)
+		return unavailable("release", "a live PID 1 at release", err)
 	}
 	return nil
 }

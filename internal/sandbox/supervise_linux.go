@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -39,7 +40,11 @@ func (s *Sandbox) supervise(ctx context.Context, j job, root string, cg *jobCgro
 	if err := h.release(j.limits); err != nil {
 		h.kill(cg)
 		h.forceKill(cg)
-		<-h.done
+		if ws := <-h.done; ws.Exited() && ws.ExitStatus() == exitFds {
+			// PID 1 died before release: it could not arrange its
+			// descriptors (it cannot report that itself).
+			return unavailable("setup", "descriptors", err)
+		}
 		return err
 	}
 	runStart := time.Now()
@@ -55,6 +60,12 @@ func (s *Sandbox) supervise(ctx context.Context, j job, root string, cg *jobCgro
 	st := h.status()
 	if st != nil && st.Reason != "" && killed == 0 {
 		return unavailable(st.Reason, st.Missing, fault.New(fault.ProcessError, "sandbox.setup", st.Missing+": "+st.Error))
+	}
+	if st == nil && killed == 0 && ws.Exited() {
+		// PID 1 exits without a report only when it could not even
+		// arrange its descriptors (exitFds): nothing ran.
+		return unavailable("setup", "descriptors", fault.New(fault.ProcessError, "sandbox.setup",
+			fmt.Sprintf("PID 1 exited %d before reporting", ws.ExitStatus())))
 	}
 	rec.Observed = cg.observe()
 	rec.Observed.OutputBytes = out.total.Load()
