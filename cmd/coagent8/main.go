@@ -6,19 +6,19 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
 	"syscall"
 
 	"github.com/coagent8/coagent8/internal/cli"
+	"github.com/coagent8/coagent8/internal/exitstatus"
 	"github.com/coagent8/coagent8/internal/sandbox"
-	_ "github.com/coagent8/coagent8/internal/sandbox/entry" // runs a containment probe before the CLI initialises
+	_ "github.com/coagent8/coagent8/internal/sandbox/entry" // runs a containment probe or a well-formed sandbox run before the CLI initialises
 )
 
 func main() {
 	// A probe normally ran already in entry's initialiser; this call keeps
 	// probe mode working should that import ever go.
 	sandbox.MaybeRunChild() // containment probe re-exec; returns in a normal process
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := exitstatus.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, os.Args[1:], cli.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()
 	os.Exit(code)

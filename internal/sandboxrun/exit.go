@@ -22,8 +22,10 @@ const (
 // the command exited 0, else an exitstatus.Error carrying the status a shell
 // would show for the same command run directly. A tree the supervisor
 // could not confirm gone stays a PROCESS_ERROR: that is the sandbox
-// failing, not the command.
-func exitFor(r sandbox.Receipt) error {
+// failing, not the command. interrupted is 128+N when coagent8 itself was
+// ended by signal N (exitstatus.SignalStatus), else 0: a cancelled run
+// exits with it, as the shell would for the command.
+func exitFor(r sandbox.Receipt, interrupted int) error {
 	e := r.Exit
 	killed := func(def int) int {
 		if n := signalNumber(e.Signal); n > 0 {
@@ -46,7 +48,11 @@ func exitFor(r sandbox.Receipt) error {
 	case sandbox.ExitOutputLimit:
 		return exitstatus.Error{Code: killed(sigKill), Msg: fmt.Sprintf("sandboxed command wrote more than %d MiB of output (--output-mb) and was stopped", r.Requested.Output>>20)}
 	case sandbox.ExitCancelled:
-		return exitstatus.Error{Code: killed(sigInt), Msg: "sandboxed command was cancelled"}
+		code := killed(sigInt)
+		if interrupted > 0 {
+			code = interrupted
+		}
+		return exitstatus.Error{Code: code, Msg: "sandboxed command was cancelled"}
 	}
 	return fault.New(fault.ProcessError, "sandbox."+e.Class.String(),
 		"the sandbox could not confirm that the command's processes are gone; see the receipt")

@@ -1,6 +1,7 @@
 package sandboxrun
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -28,13 +29,26 @@ func TestSandboxExitMapping(t *testing.T) {
 		{sandbox.Exit{Class: sandbox.ExitCancelled, Code: -1}, exitstatus.Error{Code: 130, Msg: "sandboxed command was cancelled"}},
 	}
 	for _, tt := range tests {
-		got := exitFor(sandbox.Receipt{Requested: limits, Exit: tt.exit})
+		got := exitFor(sandbox.Receipt{Requested: limits, Exit: tt.exit}, 0)
 		if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(exitstatus.Error{})); diff != "" {
 			t.Errorf("%+v: (-want +got)\n%s", tt.exit, diff)
 		}
 	}
-	err := exitFor(sandbox.Receipt{Exit: sandbox.Exit{Class: sandbox.ExitUncertain, Code: -1}})
+	err := exitFor(sandbox.Receipt{Exit: sandbox.Exit{Class: sandbox.ExitUncertain, Code: -1}}, 0)
 	if !fault.HasCode(err, fault.ProcessError) {
 		t.Errorf("uncertain: %v; want PROCESS_ERROR", err)
+	}
+}
+
+// TestCancelledBySignalExitsLikeTheShell: a run cancelled because
+// coagent8 received signal N exits 128+N (143 for SIGTERM); without a
+// signal it stays 130.
+func TestCancelledBySignalExitsLikeTheShell(t *testing.T) {
+	r := sandbox.Receipt{Exit: sandbox.Exit{Class: sandbox.ExitCancelled, Code: -1}}
+	for _, tt := range []struct{ interrupted, want int }{{0, 130}, {143, 143}, {130, 130}} {
+		var xe exitstatus.Error
+		if err := exitFor(r, tt.interrupted); !errors.As(err, &xe) || xe.Code != tt.want {
+			t.Errorf("interrupted %d: %v; want exit %d", tt.interrupted, err, tt.want)
+		}
 	}
 }

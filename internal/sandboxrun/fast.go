@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/signal"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -43,7 +42,7 @@ func Fast(args []string, stdout, stderr io.Writer) (code int, ok bool) {
 	}
 	// As cmd/coagent8's main: an interrupt or termination cancels the run,
 	// which kills the sandboxed tree.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := exitstatus.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := Run(ctx, env, stdout, stderr, o, f.Args())
 	if err == nil {

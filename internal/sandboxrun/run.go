@@ -18,6 +18,7 @@ import (
 
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/exitstatus"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/redact"
 	"github.com/coagent8/coagent8/internal/sandbox"
@@ -49,7 +50,8 @@ refuses with SANDBOX_UNAVAILABLE. There is no unsandboxed fallback.
 
 Exit status: the command's own status; 128+N when signal N ended it
 (137 when it ran out of memory or output and was killed); 124 when
---timeout ended it, as coreutils timeout does. Before the command starts:
+--timeout ended it, as coreutils timeout does; 130 or 143 when coagent8
+itself got SIGINT or SIGTERM (the sandboxed tree is killed first). Before the command starts:
 2 for bad flags or a command path the sandbox refuses, 3 when the sandbox
 is unavailable.`
 
@@ -119,7 +121,7 @@ func Run(ctx context.Context, env config.Env, out, errw io.Writer, o Options, ar
 	if err := writeReceipt(o, r, receipt, errw); err != nil {
 		return err
 	}
-	return exitFor(r)
+	return exitFor(r, exitstatus.SignalStatus(ctx))
 }
 
 // New returns the task sandbox recording its security events in the state

@@ -6,7 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/coagent8/coagent8/internal/clitest"
 )
@@ -97,4 +99,36 @@ func initTrace(t *testing.T, bin string, argv []string, wantCode int, env ...str
 		}
 	}
 	return ran, rest.String()
+}
+
+// TestSandboxRunTerminatedExits143: SIGTERM to a running `sandbox run`
+// kills the sandboxed tree and exits 128+15, as a shell reports a command
+// ended by SIGTERM.
+func TestSandboxRunTerminatedExits143(t *testing.T) {
+	bin := buildBinary(t)
+	var stderr bytes.Buffer
+	state := t.TempDir()
+	cmd := &exec.Cmd{Path: bin, Args: []string{bin, "sandbox", "run", "--quiet", "--", "/usr/bin/sleep", "30"},
+		Env: []string{"COAGENT8_DIR=" + state, "HOME=" + t.TempDir()}, Stderr: &stderr}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Let it qualify (the record appears) and start the command, then
+	// terminate it.
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if m, _ := filepath.Glob(filepath.Join(state, "sandbox", "qualification-*.json")); len(m) > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 143 || !strings.Contains(stderr.String(), "sandboxed command was cancelled") {
+		t.Errorf("exit %v, stderr %q; want 143 and the cancellation message", err, stderr.String())
+	}
 }
