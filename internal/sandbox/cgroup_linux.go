@@ -107,7 +107,7 @@ type jobCgroups struct {
 // create makes the job's cgroups and arms every limit before the command
 // starts; any failure removes what was made and refuses (fail closed).
 func (l cgroupLayout) create(id string, lim Limits) (*jobCgroups, error) {
-	cg := &jobCgroups{layout: l, leaf: filepath.Join(l.v2, id), v1: map[string]string{}}
+	cg := l.job(id)
 	if err := cg.make(); err != nil {
 		cg.remove()
 		return nil, unavailable("cgroup", "a job cgroup", err)
@@ -119,16 +119,25 @@ func (l cgroupLayout) create(id string, lim Limits) (*jobCgroups, error) {
 	return cg, nil
 }
 
+// job names job id's cgroup directories under the layout (nothing is
+// created).
+func (l cgroupLayout) job(id string) *jobCgroups {
+	cg := &jobCgroups{layout: l, leaf: filepath.Join(l.v2, id), v1: map[string]string{}}
+	for c, parent := range l.v1 {
+		cg.v1[c] = filepath.Join(parent, id)
+	}
+	return cg
+}
+
 func (cg *jobCgroups) make() error {
 	if err := mkdirCgroup(cg.leaf); err != nil {
 		return err
 	}
-	for c, parent := range cg.layout.v1 {
-		if err := mkdirCgroup(parent); err != nil {
+	for _, dir := range cg.v1 {
+		if err := mkdirCgroup(filepath.Dir(dir)); err != nil {
 			return err
 		}
-		cg.v1[c] = filepath.Join(parent, filepath.Base(cg.leaf))
-		if err := mkdirCgroup(cg.v1[c]); err != nil {
+		if err := mkdirCgroup(dir); err != nil {
 			return err
 		}
 	}

@@ -122,10 +122,7 @@ func startSupervisor(t *testing.T, mode, canary string) (*exec.Cmd, *bufio.Reade
 	if err != nil {
 		t.Fatal(err)
 	}
-	cg := &jobCgroups{layout: layout, leaf: filepath.Join(layout.v2, id), v1: map[string]string{}}
-	for c, parent := range layout.v1 {
-		cg.v1[c] = filepath.Join(parent, id)
-	}
+	cg := layout.job(id)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

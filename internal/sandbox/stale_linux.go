@@ -48,10 +48,7 @@ func sweepStale(jobsDir string, layout cgroupLayout) {
 		if !e.IsDir() || !isJobID(e.Name()) || !stale(filepath.Join(jobsDir, e.Name())) {
 			continue
 		}
-		cg := &jobCgroups{layout: layout, leaf: filepath.Join(layout.v2, e.Name()), v1: map[string]string{}}
-		for c, parent := range layout.v1 {
-			cg.v1[c] = filepath.Join(parent, e.Name())
-		}
+		cg := layout.job(e.Name())
 		if _, err := os.Stat(cg.leaf); err == nil {
 			_ = cg.kill()
 			if !cg.waitEmpty(emptyTimeout) {
@@ -70,12 +67,12 @@ func stale(dir string) bool {
 	if err != nil || time.Since(fi.ModTime()) < staleMinAge {
 		return false
 	}
-	f, err := os.Open(dir)
+	f, err := lockJobRoot(dir)
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil
+	f.Close() // job ids are never reused, and two sweepers removing one root is harmless
+	return true
 }
 
 // isJobID reports whether name has the form newJobID makes (24 lowercase
