@@ -55,26 +55,25 @@ func (c *childFiles) close(all bool) {
 	}
 }
 
+// openChildFiles opens PID 1's stdin (/dev/null) and its four pipes; it
+// owns tasks from here on (closed on failure, else with the child's ends).
 func openChildFiles(tasks []*os.File) (*childFiles, error) {
-	c := &childFiles{}
+	c := &childFiles{child: tasks}
 	null, err := os.Open(os.DevNull)
 	if err != nil {
+		c.close(true)
 		return nil, fault.Wrap(fault.ProcessError, "sandbox.pipe", "cannot open "+os.DevNull, err)
 	}
-	c.child = append(c.child, null)
 	var ends [4][2]*os.File // out, err, status, sync: {read, write}
 	for i := range ends {
 		if ends[i][0], ends[i][1], err = os.Pipe(); err != nil {
+			c.child = append(c.child, null)
 			c.close(true)
-			for _, f := range tasks {
-				f.Close()
-			}
 			return nil, fault.Wrap(fault.ProcessError, "sandbox.pipe", "cannot create pipes", err)
 		}
-		c.keep = append(c.keep, ends[i][0], ends[i][1])
+		c.keep = append(c.keep, ends[i][0], ends[i][1]) // closed on a later failure
 	}
-	c.child = append(c.child, ends[0][1], ends[1][1], ends[2][1], ends[3][0])
-	c.child = append(c.child, tasks...)
+	c.child = append([]*os.File{null, ends[0][1], ends[1][1], ends[2][1], ends[3][0]}, tasks...)
 	c.keep = []*os.File{ends[2][0], ends[3][1], ends[0][0], ends[1][0]}
 	return c, nil
 }
