@@ -69,10 +69,19 @@ func (d *Decider) SetPolicy(p *Policy, src LineageSource) {
 // Transmission is one actual send: who (job), for what purpose, to which
 // target, which exact bytes. JSON marks a JSON body (only its string
 // contents are fingerprinted; a malformed one has unknown lineage).
+//
+// Method and Headers complete the wire (issue 18 scope 1): the decision
+// binds the digest of method, target, every forwarded header in order and
+// the body, and decides the header values like the body. Dropped names
+// the client headers the caller did not forward; only the names enter
+// the decision record (the event), never their values.
 type Transmission struct {
 	Job     string
 	Purpose Purpose
 	Target  Target
+	Method  string
+	Headers []Header
+	Dropped []string
 	Body    []byte
 	JSON    bool
 }
@@ -109,6 +118,7 @@ func (d *Decider) Decide(ctx context.Context, t Transmission) (*Decision, []byte
 		return dec, nil, d.refuse(ctx, dec, reason)
 	}
 	dec.effect, dec.reason, dec.basis, dec.wire = Allow, reason, basis, sha256.Sum256(wire)
+	dec.request = requestDigest(t, wire)
 	return dec, wire, nil
 }
 
@@ -124,6 +134,9 @@ func (d *Decider) judge(st *state, t Transmission, now time.Time, dec *Decision)
 	// its capacity admits local records only, never a transmission.
 	if _, ok := st.p.purposes[t.Purpose]; !ok || eff.denied || t.Purpose == DiagnosticRecording {
 		return nil, nil, ReasonPurpose
+	}
+	if reason := judgeHeaders(st, eff, t.Headers); reason != "" {
+		return nil, nil, reason
 	}
 	c, err := classify(st.p, st.src, t.Body, t.JSON)
 	if err != nil {
@@ -177,7 +190,7 @@ func (d *Decider) check(ctx context.Context, dec *Decision, wire []byte, t Trans
 		return PurposeConfig{}, Record{}, d.refuse(ctx, dec, ReasonSpent)
 	}
 	st := d.cur.Load()
-	if err := dec.verify(wire, t.Target, t.Purpose, st.p.revision, d.opts.Now()); err != nil {
+	if err := dec.verify(wire, t, st.p.revision, d.opts.Now()); err != nil {
 		return PurposeConfig{}, Record{}, d.refuse(ctx, dec, fault.From(err).Reason)
 	}
 	return st.p.purposes[t.Purpose], Record{Reason: dec.reason, Evidence: d.digest(dec, "egress.decision")}, nil
@@ -186,7 +199,7 @@ func (d *Decider) check(ctx context.Context, dec *Decision, wire []byte, t Trans
 // admitted records the event of a committed claim.
 func (d *Decider) admitted(dec *Decision, t Transmission, rec Record) {
 	d.record(event.Event{Type: event.TypeDecision, Reason: dec.reason, Rule: "egress." + string(t.Purpose),
-		IDs: map[string]string{"decision": rec.Evidence}})
+		IDs: map[string]string{"decision": rec.Evidence}, Detail: t.HeaderRecord()})
 }
 
 func claimReason(err error) string {

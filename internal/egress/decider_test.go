@@ -3,6 +3,7 @@ package egress
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -149,6 +150,19 @@ func TestSendTimeVerification(t *testing.T) {
 			x.Target = p
 		}, ""},
 		{"purpose substituted", func(_ *fixture, x *Transmission, _ *[]byte) { x.Purpose = DiagnosticRecording }, ReasonPurposeMismatch},
+		// The complete wire (issue 18 scope 1): method and every forwarded
+		// header are bound, not only the body.
+		{"method substituted", func(_ *fixture, x *Transmission, _ *[]byte) { x.Method = "PUT" }, ReasonWireMismatch},
+		{"header value changed", func(_ *fixture, x *Transmission, _ *[]byte) {
+			x.Headers = []Header{{"Anthropic-Version", "2023-01-01"}, {"X-Api-Key", CredentialPlaceholder}}
+		}, ReasonWireMismatch},
+		{"header added", func(_ *fixture, x *Transmission, _ *[]byte) {
+			x.Headers = append(slices.Clone(x.Headers), Header{"X-Exfil", "1"})
+		}, ReasonWireMismatch},
+		{"header removed", func(_ *fixture, x *Transmission, _ *[]byte) { x.Headers = x.Headers[:1] }, ReasonWireMismatch},
+		{"header moved into the name", func(_ *fixture, x *Transmission, _ *[]byte) {
+			x.Headers = []Header{{"Anthropic-Version2023-06-01", ""}, {"X-Api-Key", CredentialPlaceholder}}
+		}, ReasonWireMismatch},
 		{"expired", func(f *fixture, _ *Transmission, _ *[]byte) { f.clock = f.clock.Add(31 * time.Second) }, ReasonExpired},
 		{"policy revision changed", func(f *fixture, _ *Transmission, _ *[]byte) {
 			c := baseConfig()
@@ -274,5 +288,32 @@ func TestFilterFailsClosed(t *testing.T) {
 	dec.basis = ev
 	if got := reasonOf(f.d.Admit(context.Background(), dec, wire, x)); got != ReasonFilterExpired {
 		t.Errorf("empty verification digest: %q", got)
+	}
+}
+
+// TestHeadersDecidedLikeTheBody: forwarded header values are classified
+// (issue 18 scope 1): a credential format refuses as a credential, a
+// label at or above the portal threshold refuses (headers are never
+// filtered), unlabelled values pass; nothing is consumed on a refusal.
+func TestHeadersDecidedLikeTheBody(t *testing.T) {
+	tests := []struct {
+		name, value, want string
+	}{
+		{"plain beta flag", "fine-grained-tool-streaming-2025-05-14", ""},
+		{"credential format", "x " + syntheticKey(), ReasonCategory},
+		{"labelled content", "Nightingale", ReasonHeader},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := baseConfig()
+			c.Labels = append(c.Labels, LabelConfig{Name: "word", Patterns: []string{"Nightingale"}, Classification: 0.5, Category: Confidential})
+			f := newFixture(t, c)
+			x := tx(t, "Public readme.")
+			x.Headers = append([]Header{{"Anthropic-Beta", tt.value}}, x.Headers...)
+			_, err := f.d.Seal(context.Background(), x)
+			if got := reasonOf(err); got != tt.want {
+				t.Errorf("got %q want %q", got, tt.want)
+			}
+		})
 	}
 }

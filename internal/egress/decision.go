@@ -45,6 +45,7 @@ type Decision struct {
 	kind         TargetKind
 	target       [32]byte
 	wire         [32]byte
+	request      [32]byte // the complete request: method, target, headers, body
 	influence    [32]byte
 	policy       [32]byte
 	basis        Basis
@@ -93,7 +94,7 @@ func (d *Decision) Expires() time.Time { return d.expires }
 // computed over.
 func (d *Decision) evidence() []byte {
 	h := sha256.New()
-	for _, b := range [][]byte{d.id[:], d.principal[:], d.job[:], d.target[:], d.wire[:], d.influence[:], d.policy[:]} {
+	for _, b := range [][]byte{d.id[:], d.principal[:], d.job[:], d.target[:], d.wire[:], d.request[:], d.influence[:], d.policy[:]} {
 		h.Write(b)
 	}
 	h.Write([]byte(d.purpose))
@@ -103,15 +104,16 @@ func (d *Decision) evidence() []byte {
 
 // verify checks the decision against what is about to be sent (R-135,
 // The returned fault carries the refusal reason.
-func (d *Decision) verify(wire []byte, t Target, purpose Purpose, policy [32]byte, now time.Time) error {
+func (d *Decision) verify(wire []byte, x Transmission, policy [32]byte, now time.Time) error {
 	deny := func(reason, msg string) error { return fault.New(fault.PolicyDenied, reason, msg) }
+	t, purpose := x.Target, x.Purpose
 	switch {
 	case d.effect != Allow:
 		return deny(d.reason, "egress refused")
 	case t == nil || t.Kind() != d.kind || targetDigest(t) != d.target:
 		return deny(ReasonTargetMismatch, "egress decision is for another target")
-	case sha256.Sum256(wire) != d.wire:
-		return deny(ReasonWireMismatch, "request bytes changed after the egress decision")
+	case sha256.Sum256(wire) != d.wire || requestDigest(x, wire) != d.request:
+		return deny(ReasonWireMismatch, "request bytes, method or headers changed after the egress decision")
 	case purpose != d.purpose:
 		return deny(ReasonPurposeMismatch, "egress decision is for another purpose")
 	case policy != d.policy:

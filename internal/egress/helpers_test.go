@@ -132,7 +132,8 @@ func portal() PortalTarget {
 }
 
 func tx(t *testing.T, text string) Transmission {
-	return Transmission{Job: "job-1", Purpose: ProviderRequest, Target: portal(), Body: request(t, text), JSON: true}
+	return Transmission{Job: "job-1", Purpose: ProviderRequest, Target: portal(), Body: request(t, text), JSON: true,
+		Method: "POST", Headers: []Header{{"Anthropic-Version", "2023-06-01"}, {"X-Api-Key", CredentialPlaceholder}}}
 }
 
 // syntheticKey is an Anthropic-shaped key built at run time (never real).

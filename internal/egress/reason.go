@@ -7,6 +7,7 @@ const (
 	ReasonFiltered        = "egress.filtered" // allowed: filtered and verified
 	ReasonCategory        = "egress.category"
 	ReasonForbidden       = "egress.forbidden"
+	ReasonHeader          = "egress.header_content" // labelled content in a forwarded header (headers are never filtered)
 	ReasonLineage         = "egress.lineage_missing"
 	ReasonPurpose         = "egress.purpose"
 	ReasonTargetKind      = "egress.target_unsupported"

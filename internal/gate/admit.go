@@ -17,6 +17,7 @@ import (
 type admission struct {
 	route    Route
 	grant    Grant // immutable binding
+	wire     wire  // the headers that go upstream, and the dropped names
 	body     []byte
 	rid      int64 // reservation id; 0 on unmetered routes
 	reserved Amount
@@ -43,7 +44,7 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.deny(w, r, a, reason, detail)
 		return
 	}
-	g.record(g.eventOf(a, event.TypeDecision, ReasonAdmitted, ""))
+	g.record(g.eventOf(a, event.TypeDecision, ReasonAdmitted, g.transmission(r, a).HeaderRecord()))
 	r = r.WithContext(context.WithValue(r.Context(), admKey{}, a))
 	defer close(a.served)
 	g.proxies[a.route.Provider].ServeHTTP(w, r)
@@ -61,6 +62,9 @@ func (g *Gate) admit(r *http.Request) (a *admission, reason, detail string) {
 		return a, reason, r.Method + " " + safePath(r.URL.Path)
 	}
 	a.route = rt
+	if a.wire, reason = checkHeaders(r, rt); reason != "" {
+		return a, reason, ""
+	}
 	if a.grant, reason, detail = g.authenticate(r); reason != "" {
 		return a, reason, detail
 	}
@@ -104,6 +108,9 @@ func (g *Gate) bind(r *http.Request, a *admission) (string, string) {
 		return ReasonJob, ""
 	}
 	if r.Method != http.MethodPost {
+		if r.ContentLength != 0 {
+			return ReasonBody, "a bodiless route was sent a body"
+		}
 		return "", ""
 	}
 	b, err := readBody(r)
@@ -212,6 +219,7 @@ func (g *Gate) startFlight(a *admission) {
 func (g *Gate) deny(w http.ResponseWriter, r *http.Request, a *admission, reason, detail string) {
 	e := g.eventOf(a, event.TypeRefusal, reason, detail)
 	e.Code = string(fault.PolicyDenied)
+	g.refused.add(reason)
 	g.record(e)
 	writeGateError(w, status(reason), reason)
 }

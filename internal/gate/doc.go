@@ -6,7 +6,9 @@
 //
 //  1. answers Claude Code's HEAD /api/hello probe locally;
 //  2. matches method and parsed path against a fixed per-provider route
-//     list ([Route]); refuses WebSocket upgrades;
+//     list ([Route]); refuses WebSocket upgrades, oversized header
+//     blocks, repeated or malformed credential headers and malformed
+//     allowlisted headers;
 //  3. maps the phantom credential (x-api-key or Authorization: Bearer) to a
 //     grant through a keyed hash and a constant-time compare;
 //  4. checks provider and exact model in the body, and has the body's
@@ -18,8 +20,13 @@
 //     disclosure claim of step 4 and this reservation are one write
 //     transaction: a refusal by either consumes nothing of both;
 //  6. only then resolves the real credential from the grant's
-//     [secret.Ref], strips every inbound credential and forwarding header,
-//     sets the real one and forwards to the provider's fixed origin;
+//     [secret.Ref] and builds the upstream request itself: fixed origin,
+//     admitted path and query, the decided body, the real credential and
+//     only the client headers on the route's allowlist ([Route.Headers]);
+//     every other header is dropped. The egress decision of step 4
+//     binds the digest of that complete request (method, target,
+//     forwarded headers, body) and decides the forwarded header values
+//     like the body (issue 18 scope 1);
 //  7. meters the streamed usage (Anthropic message_start/message_delta,
 //     OpenAI response.completed) and settles the reservation with it.
 //

@@ -98,8 +98,8 @@ func (g *Gate) transmission(r *http.Request, a *admission) egress.Transmission {
 	if r.URL.RawQuery != "" {
 		target += "?" + r.URL.RawQuery
 	}
-	return egress.Transmission{Job: a.grant.Job, Purpose: egress.ProviderRequest,
-		JSON: true, Body: a.body, Target: egress.PortalTarget{Provider: string(a.route.Provider), Operation: a.route.Path,
+	return egress.Transmission{Job: a.grant.Job, Purpose: egress.ProviderRequest, Method: r.Method,
+		Headers: a.wire.forward, Dropped: a.wire.dropped, JSON: true, Body: a.body, Target: egress.PortalTarget{Provider: string(a.route.Provider), Operation: a.route.Path,
 			Model: a.grant.Model, Origin: g.origins[a.route.Provider], RequestTarget: target}}
 }
 

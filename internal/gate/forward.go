@@ -17,13 +17,6 @@ import (
 	"github.com/coagent8/coagent8/internal/event"
 )
 
-// droppedHeaders never travel upstream: inbound credentials (the phantom),
-// cookies, proxy and forwarding metadata (notes/gate.md §6). Hop-by-hop
-// headers are removed by httputil.ReverseProxy itself.
-var droppedHeaders = []string{"Authorization", "X-Api-Key", "Proxy-Authorization", "Cookie",
-	"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip", "Via",
-	"Upgrade", "Accept-Encoding"}
-
 func (g *Gate) newProxies(origins map[Provider]*url.URL) map[Provider]*httputil.ReverseProxy {
 	out := map[Provider]*httputil.ReverseProxy{}
 	for p, origin := range origins {
@@ -50,27 +43,18 @@ func (copyBuffers) Get() []byte  { return copyBufferPool.Get().(*[32 << 10]byte)
 func (copyBuffers) Put(b []byte) { copyBufferPool.Put((*[32 << 10]byte)(b)) }
 
 // rewrite builds the upstream request: fixed origin, the admitted path and
-// the query as sent, scrubbed headers, the real credential, the exact body
-// bytes that were checked, and the detached flight context. Nothing about
-// the decision is added (seed 001 "Decision identity").
+// the query as sent, a header set built from the route's allowlist (every
+// other client header — credentials, cookies, forwarding metadata, session
+// ids, anything an agent adds — is dropped; issue 18 scope 1), the real
+// credential, the exact body bytes that were decided, and the detached
+// flight context. Nothing about the decision is added (seed 001 "Decision
+// identity").
 func rewrite(pr *httputil.ProxyRequest, origin *url.URL) {
 	a := pr.In.Context().Value(admKey{}).(*admission)
 	pr.SetURL(origin)
 	pr.Out.Host = ""
-	for _, h := range droppedHeaders {
-		pr.Out.Header.Del(h)
-	}
-	for h := range pr.Out.Header {
-		if strings.HasPrefix(h, "X-Coagent8") {
-			pr.Out.Header.Del(h)
-		}
-	}
-	pr.Out.Header.Set("Accept-Encoding", "identity")
-	if a.route.Provider == Anthropic {
-		pr.Out.Header.Set("X-Api-Key", a.real.Reveal())
-	} else {
-		pr.Out.Header.Set("Authorization", "Bearer "+a.real.Reveal())
-	}
+	pr.Out.Header = a.wire.header(a.real.Reveal(), a.route.Provider)
+	pr.Out.Trailer = nil
 	pr.Out.Body, pr.Out.ContentLength, pr.Out.GetBody = nil, 0, nil
 	if a.body != nil {
 		pr.Out.Body = io.NopCloser(bytes.NewReader(a.body))

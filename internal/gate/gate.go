@@ -87,6 +87,8 @@ type Gate struct {
 	// settling counts settlements still being written; Close waits for them.
 	settling sync.WaitGroup
 
+	refused refusals
+
 	mu       sync.Mutex
 	bindings map[string]Grant // keyed hash → immutable binding fields only
 	flights  map[string]map[*flight]struct{}

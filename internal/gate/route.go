@@ -15,6 +15,11 @@ type Route struct {
 	// ones (token counting, model listing) still need a live grant of the
 	// provider but consume no budget.
 	Metered bool
+	// Headers are the client headers forwarded upstream, in canonical
+	// form (issue 18 scope 1): the ones the provider needs. Every other
+	// client header is dropped; the gate adds only the real credential
+	// and Accept-Encoding: identity.
+	Headers []string
 }
 
 // routes is the complete allowlist (requirements §1.13 project decision;
@@ -22,15 +27,30 @@ type Route struct {
 // query is ignored for matching and forwarded as sent (Claude Code's
 // ?beta=true).
 var routes = []Route{
-	{Anthropic, http.MethodPost, "/v1/messages", true},
-	{Anthropic, http.MethodPost, "/v1/messages/count_tokens", false},
-	{OpenAI, http.MethodPost, "/v1/responses", true},
-	{OpenAI, http.MethodPost, "/v1/responses/compact", true},
-	{OpenAI, http.MethodGet, "/v1/models", false},
+	{Anthropic, http.MethodPost, "/v1/messages", true, anthropicHeaders},
+	{Anthropic, http.MethodPost, "/v1/messages/count_tokens", false, anthropicHeaders},
+	{OpenAI, http.MethodPost, "/v1/responses", true, openAIHeaders},
+	{OpenAI, http.MethodPost, "/v1/responses/compact", true, openAIHeaders},
+	{OpenAI, http.MethodGet, "/v1/models", false, []string{"Accept"}},
 }
 
+// The header allowlists (notes/gate.md §2, §6): the API version and beta
+// flags Anthropic reads, and the content negotiation both need. Sorted.
+// Session ids, user agents, stainless telemetry, cookies and anything an
+// agent adds are not here and never leave.
+var (
+	anthropicHeaders = []string{"Accept", "Anthropic-Beta", "Anthropic-Version", "Content-Type"}
+	openAIHeaders    = []string{"Accept", "Content-Type", "Openai-Beta"}
+)
+
 // Routes returns a copy of the allowlist.
-func Routes() []Route { return append([]Route(nil), routes...) }
+func Routes() []Route {
+	out := append([]Route(nil), routes...)
+	for i := range out {
+		out[i].Headers = append([]string(nil), out[i].Headers...)
+	}
+	return out
+}
 
 // matchRoute returns the admitted route for r, or a denial reason. The path
 // must be in canonical form: no percent-encoding, no dot segments, no
