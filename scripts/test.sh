@@ -3,35 +3,120 @@
 # tests need (scripts/install.sh), checks formatting and vet, cross-compiles
 # for darwin and windows, then runs every test (nothing is skipped: tests
 # that need the pinned CLIs or kernel features fail if they are missing),
-# and the concurrency-sensitive packages again under the race detector.
-set -euo pipefail
+# the concurrency-sensitive packages again under the race detector, and
+# each benchmark-only package's benchmarks once (so they are known to run).
+#
+# Every stage runs even when an earlier one failed; the script ends with
+# one summary line, "N passed, M failed" (tests over all stages; a failed
+# stage with no failing test, such as gofmt or a build error, counts as
+# one failure), and exits non-zero if anything failed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/install.sh --no-doctor
+# gotestsum renders go test's JSON stream readably and keeps it for the
+# summary; run from the module proxy at a pinned version (not a
+# dependency of coagent8 itself).
+GOTESTSUM=gotest.tools/gotestsum@v1.13.0
 
-echo "test: gofmt"
-unformatted=$(gofmt -l cmd internal)
-if [ -n "$unformatted" ]; then
-	echo "gofmt would change:"; echo "$unformatted"; exit 1
+if ! bash scripts/install.sh --no-doctor; then
+	echo "test: install failed"
+	echo "0 passed, 1 failed"
+	exit 1
 fi
-echo "test: go vet"
-go vet ./...
-echo "test: cross-compile darwin/windows (amd64, arm64)"
-for os in darwin windows; do
-	for arch in amd64 arm64; do
-		CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -o /dev/null ./cmd/coagent8
+
+results=$(mktemp -d)
+trap 'rm -rf "$results"' EXIT
+failed_stages=()
+
+# stage NAME CMD...: runs one stage and records its failure.
+stage() {
+	local name=$1
+	shift
+	echo "test: $name"
+	if ! "$@"; then
+		echo "test: $name FAILED"
+		failed_stages+=("$name")
+	fi
+}
+
+gofmt_clean() {
+	local unformatted
+	unformatted=$(gofmt -l cmd internal bench)
+	[ -z "$unformatted" ] && return 0
+	echo "gofmt would change:"
+	echo "$unformatted"
+	return 1
+}
+
+cross_compile() {
+	local os arch rc=0
+	for os in darwin windows; do
+		for arch in amd64 arm64; do
+			CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -o /dev/null ./cmd/coagent8 || rc=1
+		done
 	done
+	return $rc
+}
+
+# gotests NAME GO-TEST-ARGS...: go test through gotestsum; the JSON stream
+# is kept under NAME for the summary.
+gotests() {
+	local name=$1
+	shift
+	go run "$GOTESTSUM" --format pkgname-and-test-fails --hide-summary=skipped \
+		--jsonfile "$results/$name.json" -- "$@"
+}
+
+# Benchmark-only packages (no Test function) run their benchmarks once
+# instead of being reported as packages with no tests to run.
+bench_only=()
+for d in bench/*/; do
+	[ -f "$d/go.mod" ] && continue # its own module (bench/redact): run by its run.sh
+	compgen -G "$d*_test.go" >/dev/null || continue
+	grep -qs '^func Test' "$d"*_test.go || bench_only+=("./${d%/}")
 done
-echo "test: go test ./..."
-go test -count=1 -timeout 20m ./...
-echo "test: go test -race (concurrency-sensitive packages)"
+mapfile -t test_pkgs < <(go list ./... | grep -v -x -F -f <(for p in "${bench_only[@]}"; do go list "$p"; done; echo __none__))
+
 race_pkgs=()
 for p in ./internal/process ./internal/turn ./internal/gate/... ./internal/session/... ./internal/config ./internal/egress/...; do
 	compgen -G "${p%/...}/*.go" >/dev/null && race_pkgs+=("$p")
 done
-go test -count=1 -race -timeout 15m "${race_pkgs[@]}"
+
+stage gofmt gofmt_clean
+stage "go vet" go vet ./...
+stage "cross-compile darwin/windows (amd64, arm64)" cross_compile
+stage "go test" gotests all -count=1 -timeout 20m "${test_pkgs[@]}"
+stage "go test -race (concurrency-sensitive packages)" gotests race -count=1 -race -timeout 15m "${race_pkgs[@]}"
 # The task sandbox forks PID 1 from goroutines while the runtime runs
 # (internal/sandbox/fork_linux.go): its concurrency tests under -race
 # (the whole package would spend minutes qualifying under the detector).
-go test -count=1 -race -timeout 10m -run 'TestConcurrent|TestCancel|TestSupervisorKill|TestNoDescriptorLeak|TestRunShell|TestStale' ./internal/sandbox/
-echo "test: all passed"
+stage "go test -race (task sandbox concurrency)" gotests sandbox-race -count=1 -race -timeout 10m \
+	-run 'TestConcurrent|TestCancel|TestSupervisorKill|TestNoDescriptorLeak|TestRunShell|TestStale' ./internal/sandbox/
+if [ ${#bench_only[@]} -gt 0 ]; then
+	stage "benchmarks, once each (${bench_only[*]})" go test -count=1 -run '^$' -bench . -benchtime 1x "${bench_only[@]}"
+fi
+
+# Count test results (top-level tests and subtests) over every stage.
+count() { cat "$results"/*.json 2>/dev/null | grep -E "\"Action\":\"$1\"" | grep -c '"Test":'; }
+passed=$(count pass)
+failed=$(count fail)
+# A stage that failed with no failing test (gofmt, vet, a build error, a
+# package that panicked before its tests) still counts once.
+for s in "${failed_stages[@]}"; do
+	case $s in
+	"go test") f=all ;;
+	"go test -race (concurrency-sensitive packages)") f=race ;;
+	"go test -race (task sandbox concurrency)") f=sandbox-race ;;
+	*) f= ;;
+	esac
+	if [ -z "$f" ] || ! grep -E '"Action":"fail"' "$results/$f.json" 2>/dev/null | grep -q '"Test":'; then
+		failed=$((failed + 1))
+	fi
+done
+if [ ${#failed_stages[@]} -gt 0 ]; then
+	printf 'test: failed stages:'
+	printf ' [%s]' "${failed_stages[@]}"
+	echo
+fi
+echo "$passed passed, $failed failed"
+[ ${#failed_stages[@]} -eq 0 ]

@@ -81,6 +81,39 @@ func TestSandboxQualifyPrintsProbes(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "qualified") || !strings.Contains(out, "ia32") {
 		t.Fatalf("qualify: exit %d\n%s\n%s", code, out, errs)
 	}
+	// A host without the ia32 entry qualifies and says so (issue 14); one
+	// with it shows the probe contained. The record decides which.
+	q := qualificationRecord(t, env.Get("COAGENT8_DIR"))
+	for _, p := range q.Probes {
+		if p.Name != "ia32" && p.Name != "x32" {
+			continue
+		}
+		line := p.Name + strings.Repeat(" ", 14-len(p.Name)) + " "
+		word := map[bool]string{true: "absent (host)", false: "contained"}[p.HostLacks != ""]
+		note := "note: this host has no " + p.HostLacks
+		if !strings.Contains(out, line+word) || (p.HostLacks != "") != strings.Contains(out, note) {
+			t.Errorf("%s: record host_lacks %q, table lacks %q or the note:\n%s", p.Name, p.HostLacks, word, out)
+		}
+	}
+}
+
+// qualificationRecord reads the one qualification record of a state
+// directory.
+func qualificationRecord(t *testing.T, dir string) sandbox.Qualification {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "sandbox", "qualification-*.json"))
+	if len(files) != 1 {
+		t.Fatalf("qualification records %v", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q sandbox.Qualification
+	if err := json.Unmarshal(b, &q); err != nil {
+		t.Fatal(err)
+	}
+	return q
 }
 
 // TestSandboxRunExitStatus: `sandbox run` exits with its command's status,

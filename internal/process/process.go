@@ -26,7 +26,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/fault"
@@ -86,6 +88,40 @@ type Proc struct {
 // Start starts the process and its supervisor. The process is torn down
 // when ctx is done. Errors are *fault.Error (PROCESS_ERROR).
 func Start(ctx context.Context, s Spec) (*Proc, error) {
+	started := make(chan startResult, 1)
+	go spawn(s, started)
+	res := <-started
+	if res.err != nil {
+		return nil, startError(s.Path, res.err)
+	}
+	p := res.p
+	go p.supervise(ctx, s)
+	if s.Stdin != nil && !s.KeepStdin {
+		go p.feed(s.Stdin)
+	}
+	return p, nil
+}
+
+type startResult struct {
+	p   *Proc
+	err error
+}
+
+// spawn starts the process from an OS thread that stays locked to this
+// goroutine until the process has been reaped, then unlocks it.
+//
+// Why: the parent-death signal belongs to the thread that forked the
+// child, not to the process (prctl(2) PR_SET_PDEATHSIG; go.dev/issue/27505).
+// The Go runtime ends the thread of any goroutine that exits while locked
+// to it, as the task sandbox's PID 1 starter does (sandbox/pid1_linux.go);
+// a backend forked earlier from that same thread by another goroutine then
+// received SIGKILL mid-turn (issue 14: review with checks lost its backend
+// about one run in three). A thread held here for the child's whole life
+// can be neither locked nor ended by anyone else, so the signal keeps its
+// one meaning: coagent8 died.
+func spawn(s Spec, started chan<- startResult) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	p, err := start(s, isolate())
 	if err != nil && isolationRefused(err) {
 		// The host refuses new namespaces (e.g. no user namespaces): use
@@ -93,15 +129,10 @@ func Start(ctx context.Context, s Spec) (*Proc, error) {
 		noIsolation()
 		p, err = start(s, false)
 	}
-	if err != nil {
-		return nil, startError(s.Path, err)
+	started <- startResult{p: p, err: err}
+	if err == nil {
+		p.wait()
 	}
-	go p.wait()
-	go p.supervise(ctx, s)
-	if s.Stdin != nil && !s.KeepStdin {
-		go p.feed(s.Stdin)
-	}
-	return p, nil
 }
 
 // start creates the pipes and starts the first process; errors are raw.
@@ -300,4 +331,23 @@ func (p *Proc) Classify(err error) error {
 		return fault.New(fault.Timeout, "turn.idle", "CLI produced no output within the idle timeout.")
 	}
 	return err
+}
+
+// Ended describes how the first process ended, for error messages: "exited
+// with status N" or "was killed by SIGNAME"; "" while it runs. Whether
+// coagent8 ended it is [Proc.EndReason]'s to say.
+func (p *Proc) Ended() string {
+	select {
+	case <-p.done:
+	default:
+		return ""
+	}
+	st := p.cmd.ProcessState
+	if ws, ok := st.Sys().(interface {
+		Signaled() bool
+		Signal() syscall.Signal
+	}); ok && ws.Signaled() {
+		return "was killed by " + signalName(ws.Signal())
+	}
+	return fmt.Sprintf("exited with status %d", st.ExitCode())
 }

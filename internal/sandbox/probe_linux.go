@@ -34,13 +34,16 @@ func int80(trap, a1, a2, a3 uintptr) uintptr
 type probeReport struct {
 	Contained bool   `json:"contained"`
 	Detail    string `json:"detail"`
+	// Outcome is set by the foreign-ABI probes (abi_linux.go): whether the
+	// call ran or the mechanism is absent.
+	Outcome abiOutcome `json:"outcome,omitempty"`
 }
 
 // insideProbes run inside the sandbox. Each returns whether the attempt was
 // contained and what it observed.
 var insideProbes = map[string]func(args []string) (bool, string){
 	"write_outside": probeWriteOutside, "unix_sockets": probeUnixSockets, "tcp": probeTCP,
-	"udp": probeUDP, "dns": probeDNS, "ia32": probeIA32, "x32": probeX32, "mptcp": probeMPTCP,
+	"udp": probeUDP, "dns": probeDNS, "mptcp": probeMPTCP,
 	"abstract": probeAbstract, "terminal": probeTerminal, "symlink_swap": probeSymlinks,
 	"fds": probeFDs, "proc": probeProc, "env": probeEnv, "userns": probeUserns,
 	"families": probeFamilies, "ptrace": probePtrace, "argv": probeArgv,
@@ -49,6 +52,10 @@ var insideProbes = map[string]func(args []string) (bool, string){
 }
 
 func probeMain(name string, args []string) int {
+	if f, ok := abiProbes[name]; ok {
+		_ = json.NewEncoder(os.Stdout).Encode(f())
+		return 0
+	}
 	f, ok := insideProbes[name]
 	if !ok {
 		fmt.Fprintln(os.Stderr, "unknown probe")
@@ -133,17 +140,6 @@ func probeDNS([]string) (bool, string) {
 		return false, "lookup succeeded"
 	}
 	return took < time.Second, fmt.Sprintf("lookup failed after %v: %v", took.Round(time.Millisecond), err)
-}
-
-// probeIA32 expects to be killed (SIGSYS) by the architecture check.
-func probeIA32([]string) (bool, string) {
-	r := int80(359, unix.AF_INET6, unix.SOCK_STREAM, 0) // ia32 socket()
-	return false, fmt.Sprintf("ia32 socket returned %d", int64(r))
-}
-
-func probeX32([]string) (bool, string) {
-	r, _, e := unix.RawSyscall(x32SyscallBit|unix.SYS_GETPID, 0, 0, 0)
-	return false, fmt.Sprintf("x32 getpid returned %d errno %v", r, e)
 }
 
 func probeMPTCP([]string) (bool, string) {

@@ -40,8 +40,13 @@ type ProbeResult struct {
 	Detail    string `json:"detail"`
 	// Exit is the probe run's exit classification ("" for host-side
 	// probes that start no sandbox).
-	Exit string  `json:"exit,omitempty"`
-	MS   float64 `json:"ms"`
+	Exit string `json:"exit,omitempty"`
+	// HostLacks names the mechanism a foreign-ABI probe found absent from
+	// this host (outside the sandbox too), so there was nothing to
+	// contain: e.g. "ia32 system-call entry (int 0x80)". Empty when the
+	// host has it.
+	HostLacks string  `json:"host_lacks,omitempty"`
+	MS        float64 `json:"ms"`
 }
 
 // identity is what a qualification record must match.

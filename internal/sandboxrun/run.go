@@ -179,16 +179,33 @@ func Qualify(ctx context.Context, env config.Env, out, errw io.Writer) error {
 	}
 	fmt.Fprintf(out, "binary %s\nkernel %s, Landlock ABI %d\npolicy %s\n", q.BinaryDigest, q.KernelRelease, q.LandlockABI, q.PolicyDigest)
 	for _, p := range q.Probes {
-		verdict := "contained"
-		if !p.Contained {
-			verdict = "NOT CONTAINED"
+		fmt.Fprintf(out, "  %-14s %-14s %6.0f ms\n", p.Name, probeVerdict(p), p.MS)
+	}
+	for _, p := range q.Probes {
+		if p.HostLacks != "" {
+			fmt.Fprintf(out, "note: this host has no %s (it faults outside the sandbox too): nothing to contain\n", p.HostLacks)
 		}
-		fmt.Fprintf(out, "  %-14s %-13s %6.0f ms\n", p.Name, verdict, p.MS)
 	}
 	if !q.Passed {
+		for _, p := range q.Probes {
+			if !p.Contained {
+				fmt.Fprintf(out, "%s: %s\n", p.Name, p.Detail)
+			}
+		}
 		return fault.New(fault.SandboxUnavailable, "sandbox.qualification",
 			fmt.Sprintf("qualification failed: %v", q.Failed()))
 	}
 	fmt.Fprintln(out, "qualified")
 	return nil
+}
+
+// probeVerdict is a probe's word in the qualification table.
+func probeVerdict(p sandbox.ProbeResult) string {
+	switch {
+	case !p.Contained:
+		return "NOT CONTAINED"
+	case p.HostLacks != "":
+		return "absent (host)"
+	}
+	return "contained"
 }

@@ -111,7 +111,13 @@ func consume(p *process.Proc, inv invocation, t adapter.Turn) (adapter.Result, e
 
 // eof: the stream ended without a terminal result event.
 func (st *turnState) eof(p *process.Proc) error {
-	code, _ := p.Wait()
+	code, why := p.Wait()
+	if how := p.Ended(); why == process.EndNone && strings.HasPrefix(how, "was killed") {
+		// Nobody here sent that signal (coagent8's own ends are classified
+		// by the caller): name it, not the startup report (issue 14).
+		return fault.New(fault.ProcessError, "claude.killed", fmt.Sprintf(
+			"Claude Code %s %s; coagent8 did not end it. The partial answer was discarded.", how, st.stage()))
+	}
 	if !st.verified {
 		// An old CLI rejects the profile's flags before reporting: say so
 		// precisely instead of a generic refusal.
@@ -122,6 +128,14 @@ func (st *turnState) eof(p *process.Proc) error {
 	}
 	return fault.New(fault.ProcessError, "claude.no_result",
 		fmt.Sprintf("Claude Code exited (status %d) without a final result; the partial answer was discarded.", code))
+}
+
+// stage says where in the turn the CLI was, for error messages.
+func (st *turnState) stage() string {
+	if st.verified {
+		return "after its startup report, before its final result"
+	}
+	return "before its startup report"
 }
 
 func (st *turnState) handle(rec []byte) (bool, error) {
