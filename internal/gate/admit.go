@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
@@ -25,6 +26,8 @@ type admission struct {
 	ctx      context.Context // detached from the client; cut by flight.cancel
 	flight   *flight
 	done     context.CancelFunc
+	// withheld is set when the response was withheld (guard.go).
+	withheld atomic.Bool
 	// served is closed when the handler has returned, so the client has
 	// the whole response; settlement waits for it (see meteredBody.finish).
 	served chan struct{}

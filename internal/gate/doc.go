@@ -38,7 +38,11 @@
 // usage report, cut by revocation or expiry, or abandoned by the client
 // past the drain limit is charged its full reservation. Upstream error
 // bodies never reach the client; a diagnostic-redacted copy (with the real
-// credential removed literally as well) goes to the event log.
+// credential removed literally as well) goes to the event log. Every
+// byte that does go back — headers, whole bodies, each SSE line, trailers
+// — is checked first for the grant's real credential and the answer
+// profile's credential formats; a match withholds it (guard.go, issue 18
+// scope 2).
 //
 // The gate listens on loopback unless given a TLS configuration, and
 // forwards only to HTTPS origins unless [Options.UnsafeAllowLoopbackUpstream]

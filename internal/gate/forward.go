@@ -64,44 +64,6 @@ func rewrite(pr *httputil.ProxyRequest, origin *url.URL) {
 	pr.Out = pr.Out.WithContext(a.ctx)
 }
 
-// modifyResponse replaces upstream error bodies and meters success bodies.
-func (g *Gate) modifyResponse(resp *http.Response) error {
-	a := resp.Request.Context().Value(admKey{}).(*admission)
-	if resp.StatusCode >= 400 {
-		g.upstreamError(resp, a)
-		return nil
-	}
-	resp.Body = &meteredBody{rc: resp.Body, g: g, a: a,
-		m: meter{provider: a.route.Provider, stream: strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")}}
-	return nil
-}
-
-// upstreamError logs a redacted copy of an upstream error body and sends
-// the client a gate error with the same status instead: a provider 401 can
-// echo the key it was given. The provider bills nothing for an error.
-func (g *Gate) upstreamError(resp *http.Response, a *admission) {
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
-	detail := fmt.Sprintf("upstream status %d: %s", resp.StatusCode, g.scrub(string(raw), a))
-	g.record(g.eventOf(a, event.TypeDecision, ReasonUpstream, detail))
-	g.settle(a, Amount{}, OutcomeUpstream)
-	a.done()
-	body := fmt.Sprintf(`{"type":"error","error":{"type":"upstream_error","code":"%s","message":"provider returned HTTP %d (details in the coagent8 security log)"}}`,
-		ReasonUpstream, resp.StatusCode)
-	keep := http.Header{}
-	for _, h := range []string{"Retry-After", "Anthropic-Ratelimit-Requests-Reset", "X-Ratelimit-Reset-Requests"} {
-		if v := resp.Header.Get(h); v != "" {
-			keep.Set(h, v)
-		}
-	}
-	keep.Set("Content-Type", "application/json")
-	keep.Set("X-Coagent8-Gate-Reason", ReasonUpstream)
-	resp.Header = keep
-	resp.Body = io.NopCloser(strings.NewReader(body))
-	resp.ContentLength = int64(len(body))
-	resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
-}
-
 // scrub redacts s for the diagnostic log: the real credential literally,
 // then the diagnostic profile, bounded to 2 KiB.
 func (g *Gate) scrub(s string, a *admission) string {

@@ -89,6 +89,9 @@ func (b *meteredBody) charge() (Amount, Outcome) {
 	if !a.route.Metered {
 		return Amount{}, OutcomeUsage
 	}
+	if a.withheld.Load() {
+		return a.reserved, OutcomeWithheld
+	}
 	if b.m.final {
 		u := b.m.usage
 		amt := Amount{Tokens: u.Tokens(), Spend: u.Cost(a.grant.Price)}

@@ -27,7 +27,8 @@ const (
 	ReasonBudgetSpend         = "budget.spend"
 	ReasonSecret              = "secret.binding_failed"
 	ReasonUpstream            = "upstream.error"
-	ReasonUnavailable         = "gate.unavailable" // ledger failure: fail closed
+	ReasonEcho                = "upstream.credential_echo" // a response carried the real credential or a credential format: withheld
+	ReasonUnavailable         = "gate.unavailable"         // ledger failure: fail closed
 )
 
 // status maps a denial reason to the HTTP status the client sees: budget
@@ -46,7 +47,7 @@ func status(reason string) int {
 		return 404
 	case ReasonBody:
 		return 400
-	case ReasonSecret, ReasonUpstream:
+	case ReasonSecret, ReasonUpstream, ReasonEcho:
 		return 502
 	case ReasonUnavailable:
 		return 503

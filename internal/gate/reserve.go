@@ -90,6 +90,7 @@ const (
 	OutcomeUpstream  Outcome = "upstream"  // upstream error status: provider bills nothing
 	OutcomeNotSent   Outcome = "not_sent"  // nothing reached the provider
 	OutcomeOverdrawn Outcome = "overdrawn" // usage above the reservation: charged as reported
+	OutcomeWithheld  Outcome = "withheld"  // response withheld (credential echo): full reservation
 )
 
 // settle replaces reservation rid — of grant gid, holding reserved — by

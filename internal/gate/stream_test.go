@@ -241,7 +241,7 @@ func TestCanary(t *testing.T) {
 		gr, phantom := f.grant(spec(p))
 		resp := f.call(p, phantom, gr.Model, true)
 		body := readAll(t, resp)
-		if resp.StatusCode != 401 || !strings.Contains(body, ReasonUpstream) {
+		if resp.StatusCode != 401 || !strings.Contains(body, ReasonEcho) {
 			t.Errorf("%s: got %d %q", p, resp.StatusCode, body)
 		}
 		hdr, _ := json.Marshal(resp.Header)

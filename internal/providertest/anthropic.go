@@ -69,14 +69,17 @@ func (a *Anthropic) messages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	model := a.model(req.Model)
+	cred := rec.Credential()
+	echoHead(w, rep, cred)
+	defer echoTail(w, rep, cred)
 	if !req.Stream {
-		a.whole(w, rep, model)
+		a.whole(w, rep, model, cred)
 		a.complete(rec)
 		return
 	}
 	a.streaming(1)
 	defer a.streaming(-1)
-	if a.stream(w, rep, model) {
+	if a.stream(w, rep, model, cred) {
 		a.complete(rec)
 	}
 }
@@ -108,9 +111,13 @@ func message(model string, content []any, stop any, usage *anthropicUsage) map[s
 	return m
 }
 
-func (a *Anthropic) whole(w http.ResponseWriter, rep Reply, model string) {
+func (a *Anthropic) whole(w http.ResponseWriter, rep Reply, model, cred string) {
 	_, out := rep.usage()
-	content := []any{map[string]any{"type": "text", "text": rep.text()}}
+	text := rep.text()
+	if rep.Echo == EchoText {
+		text += " " + cred
+	}
+	content := []any{map[string]any{"type": "text", "text": text}}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(message(model, content, "end_turn", rep.anthropicUsage(out)))
 }
@@ -118,13 +125,21 @@ func (a *Anthropic) whole(w http.ResponseWriter, rep Reply, model string) {
 // stream writes the SSE answer and reports whether every event was written.
 // message_start carries a provisional output_tokens of 1; message_delta
 // carries the cumulative final usage (notes/gate.md §3).
-func (a *Anthropic) stream(w http.ResponseWriter, rep Reply, model string) bool {
+func (a *Anthropic) stream(w http.ResponseWriter, rep Reply, model, cred string) bool {
 	s := newSSE(w, rep.ChunkDelay)
 	_, out := rep.usage()
 	s.event("message_start", js(map[string]any{"type": "message_start",
 		"message": message(model, []any{}, nil, rep.anthropicUsage(1))}))
 	s.event("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
-	for _, d := range rep.deltas() {
+	for i, d := range rep.deltas() {
+		if i == 1 && (rep.Echo == EchoErrorEvent || rep.Echo == EchoResponseFailed) {
+			s.event("error", js(map[string]any{"type": "error",
+				"error": map[string]any{"type": "overloaded_error", "message": "Overloaded (request key " + cred + ")"}}))
+			return s.err == nil
+		}
+		if rep.Echo == EchoText && i == 0 {
+			d += " " + cred
+		}
 		s.event("content_block_delta", js(map[string]any{"type": "content_block_delta", "index": 0,
 			"delta": map[string]any{"type": "text_delta", "text": d}}))
 	}

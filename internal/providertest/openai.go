@@ -57,6 +57,9 @@ func (o *OpenAI) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	model := o.model(req.Model)
+	cred := rec.Credential()
+	echoHead(w, rep, cred)
+	defer echoTail(w, rep, cred)
 	if !req.Stream {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(response(model, "completed", []any{outputMessage(rep.text(), "completed")}, rep))
@@ -65,7 +68,7 @@ func (o *OpenAI) responses(w http.ResponseWriter, r *http.Request) {
 	}
 	o.streaming(1)
 	defer o.streaming(-1)
-	if o.stream(w, rep, model) {
+	if o.stream(w, rep, model, cred) {
 		o.complete(rec)
 	}
 }
@@ -102,7 +105,7 @@ func outputMessage(text, status string) map[string]any {
 
 // stream writes the Responses SSE answer and reports whether every event
 // was written. There is no "data: [DONE]" in this API.
-func (o *OpenAI) stream(w http.ResponseWriter, rep Reply, model string) bool {
+func (o *OpenAI) stream(w http.ResponseWriter, rep Reply, model, cred string) bool {
 	s := newSSE(w, rep.ChunkDelay)
 	seq := 0
 	ev := func(name string, m map[string]any) {
@@ -112,7 +115,13 @@ func (o *OpenAI) stream(w http.ResponseWriter, rep Reply, model string) bool {
 	}
 	ev("response.created", map[string]any{"response": response(model, "in_progress", []any{}, rep)})
 	ev("response.output_item.added", map[string]any{"output_index": 0, "item": outputMessage("", "in_progress")})
-	for _, d := range rep.deltas() {
+	for i, d := range rep.deltas() {
+		if i == 1 && o.echoEnd(ev, rep, model, cred) {
+			return s.err == nil
+		}
+		if rep.Echo == EchoText && i == 0 {
+			d += " " + cred
+		}
 		ev("response.output_text.delta", map[string]any{"item_id": "msg_test01", "output_index": 0,
 			"content_index": 0, "delta": d})
 	}
@@ -123,4 +132,21 @@ func (o *OpenAI) stream(w http.ResponseWriter, rep Reply, model string) bool {
 	ev("response.output_item.done", map[string]any{"output_index": 0, "item": done})
 	ev("response.completed", map[string]any{"response": response(model, "completed", []any{done}, rep)})
 	return s.err == nil
+}
+
+// echoEnd ends the stream with an error event or response.failed that
+// echoes cred, when rep asks for it, and reports whether it did.
+func (o *OpenAI) echoEnd(ev func(string, map[string]any), rep Reply, model, cred string) bool {
+	msg := "upstream failure for key " + cred
+	switch rep.Echo {
+	case EchoErrorEvent:
+		ev("error", map[string]any{"code": "server_error", "message": msg, "param": nil})
+	case EchoResponseFailed:
+		r := response(model, "failed", []any{}, rep)
+		r["error"] = map[string]any{"code": "server_error", "message": msg}
+		ev("response.failed", map[string]any{"response": r})
+	default:
+		return false
+	}
+	return true
 }

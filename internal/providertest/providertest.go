@@ -52,6 +52,8 @@ type Reply struct {
 	// or the Authorization header) to Body, like a provider 401 echoing a
 	// key fragment. For canary tests.
 	EchoCredential bool
+	// Echo echoes the credential inside a 200 answer (see [Echo]).
+	Echo Echo
 }
 
 func (r Reply) text() string {

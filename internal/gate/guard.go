@@ -1,0 +1,196 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+
+	"github.com/coagent8/coagent8/internal/redact"
+)
+
+// Nothing real comes back (issue 18 scope 2): every byte the gate returns
+// to the client — status line aside — is checked for the grant's real
+// credential (literally) and for the answer profile's credential formats
+// (internal/redact) before it is released: response headers and trailers,
+// error bodies of any status, whole JSON bodies and each line of an SSE
+// stream (so an Anthropic `event: error` or an OpenAI `error` /
+// `response.failed` event inside a 200 stream is checked like any other).
+// A match withholds the bytes: a whole body is replaced by a gate error,
+// a stream ends with one generic error event. Either way the exchange is
+// charged its reservation and a security event is recorded.
+
+// answerFormats is the answer-profile redactor: what it would change is a
+// credential format (R-048).
+var answerFormats = redact.NewAnswer()
+
+// leakCheck finds the real credential or a credential format in bytes.
+type leakCheck struct {
+	key []byte // the grant's real credential; empty when none was resolved
+}
+
+// in reports whether p carries the credential or a credential format,
+// also after JSON unescaping when p uses \u or \/ escapes (a key written
+// as "sk\u002dant…" reads whole to the client).
+func (c leakCheck) in(p []byte) bool {
+	if c.raw(p) {
+		return true
+	}
+	if !bytes.Contains(p, []byte(`\u`)) && !bytes.Contains(p, []byte(`\/`)) {
+		return false
+	}
+	for line := range bytes.Lines(p) {
+		if c.raw(unescaped(line)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c leakCheck) raw(p []byte) bool {
+	if len(c.key) > 0 && bytes.Contains(p, c.key) {
+		return true
+	}
+	out := answerFormats.Bytes(p)
+	return len(out) != len(p) || !bytes.Equal(out, p)
+}
+
+// unescaped returns the decoded strings of the JSON in line (an SSE data
+// line or a whole body), one per line; a line that is not JSON is
+// returned as it is.
+func unescaped(line []byte) []byte {
+	data, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:"))
+	if !ok {
+		data = line
+	}
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return line
+	}
+	var b bytes.Buffer
+	collect(v, &b)
+	return b.Bytes()
+}
+
+func collect(v any, w *bytes.Buffer) {
+	switch t := v.(type) {
+	case string:
+		w.WriteString(t)
+		w.WriteByte('\n')
+	case []any:
+		for _, e := range t {
+			collect(e, w)
+		}
+	case map[string]any:
+		for k, e := range t {
+			w.WriteString(k)
+			w.WriteByte('\n')
+			collect(e, w)
+		}
+	}
+}
+
+// header reports whether any name or value of h carries a leak.
+func (c leakCheck) header(h http.Header) bool {
+	for name, vs := range h {
+		if c.in([]byte(name)) {
+			return true
+		}
+		for _, v := range vs {
+			if c.in([]byte(v)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// guard releases an SSE body line by line, each line checked first. On
+// a match, or a line longer than maxLine, it releases one generic error
+// event instead and then ends the stream; at upstream EOF it checks the
+// trailers, which the proxy copies after the body.
+type guard struct {
+	rc     io.ReadCloser
+	resp   *http.Response
+	check  leakCheck
+	onLeak func(what string) // records the event; called at most once
+	errEv  []byte            // the generic error event of the provider
+
+	buf  [32 << 10]byte
+	pend []byte // read, not yet checked (an incomplete line)
+	ob   []byte // backing store for out when pend was involved
+	out  []byte // checked, not yet returned
+	err  error  // returned once out is drained
+}
+
+func (b *guard) Read(p []byte) (int, error) {
+	for len(b.out) == 0 {
+		if b.err != nil {
+			return 0, b.err
+		}
+		b.fill()
+	}
+	n := copy(p, b.out)
+	b.out = b.out[n:]
+	return n, nil
+}
+
+// fill reads once from upstream and moves every complete line to out.
+func (b *guard) fill() {
+	n, err := b.rc.Read(b.buf[:])
+	data := b.buf[:n]
+	if len(b.pend) > 0 || err != nil {
+		b.pend = append(b.pend, data...)
+		data = b.pend
+	}
+	cut := bytes.LastIndexByte(data, '\n') + 1
+	if err != nil {
+		cut = len(data)
+	}
+	switch {
+	case len(data)-cut > maxLine:
+		b.withhold("oversized response line")
+		return
+	case cut > 0 && b.check.in(data[:cut]):
+		b.withhold("response body")
+		return
+	}
+	if len(b.pend) > 0 {
+		b.ob = append(b.ob[:0], data[:cut]...)
+		b.out = b.ob
+		b.pend = append(b.pend[:0], data[cut:]...)
+	} else {
+		b.out = data[:cut]
+		b.pend = append(b.pend, data[cut:]...)
+	}
+	if err != nil {
+		b.err = err
+		b.pend = nil
+		if err == io.EOF && b.check.header(b.resp.Trailer) {
+			clear(b.resp.Trailer)
+			b.withhold("response trailer")
+		}
+	}
+}
+
+// withhold drops everything unreleased, releases the generic error event
+// and ends the stream.
+func (b *guard) withhold(what string) {
+	b.onLeak(what)
+	b.pend, b.out, b.err = nil, b.errEv, io.EOF
+	clear(b.resp.Trailer)
+}
+
+// Close closes the upstream body.
+func (b *guard) Close() error { return b.rc.Close() }
+
+// errorEvent is the generic SSE error event each CLI understands:
+// Anthropic's `event: error`, OpenAI Responses' `response.failed`.
+func errorEvent(p Provider, reason string) []byte {
+	msg := `coagent8 gate withheld the provider's answer: ` + reason
+	if p == OpenAI {
+		return []byte(`event: response.failed` + "\n" + `data: {"type":"response.failed","sequence_number":0,"response":{"id":"resp_coagent8_gate","object":"response","status":"failed","error":{"code":"server_error","message":"` +
+			msg + `"},"output":[]}}` + "\n\n")
+	}
+	return []byte(`event: error` + "\n" + `data: {"type":"error","error":{"type":"api_error","message":"` + msg + `"}}` + "\n\n")
+}
