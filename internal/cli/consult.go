@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/governor"
 	"github.com/coagent8/coagent8/internal/mcpserver"
 	"github.com/coagent8/coagent8/internal/turn"
 )
@@ -71,13 +72,15 @@ func (a *app) consult(cmd *cobra.Command, o *consultOptions, question string) er
 		return err
 	}
 	defer st.close()
-	out := st.server.Consult(cmd.Context(), turn.Request{
+	// The same governed path as the MCP consult tool; a terminal cannot
+	// show an approval form, so a model that needs one is refused.
+	res := st.gov.Run(cmd.Context(), governor.Turn{Consent: st.consent.Refusal(), Request: turn.Request{
 		Backend: o.backend, Workspace: o.workspace, Model: o.model, Effort: o.effort,
 		Prompt:        turn.ConsultPrompt(turn.ConsultInput{Proposal: question, TaskType: o.taskType, ContextFiles: o.files}),
 		SessionHandle: o.session, SessionMode: o.mode, Timeout: o.timeout,
 		Progress: func(msg string) { fmt.Fprintf(a.io.Err, "coagent8: %s\n", msg) },
-	})
-	return a.printOutcome(out, o.asJSON)
+	}})
+	return a.printOutcome(res.Outcome, o.asJSON)
 }
 
 func (a *app) printOutcome(out turn.Outcome, asJSON bool) error {

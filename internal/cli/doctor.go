@@ -28,7 +28,11 @@ capabilities, and whether this binary is qualified on this host).`,
 				return err
 			}
 			defer st.close()
-			b, _ := json.MarshalIndent(st.server.Doctor(cmd.Context()), "", "  ")
+			srv, err := a.mcpServer(st)
+			if err != nil {
+				return err
+			}
+			b, _ := json.MarshalIndent(srv.Doctor(cmd.Context()), "", "  ")
 			fmt.Fprintln(a.io.Out, string(b))
 			return nil
 		},

@@ -6,29 +6,32 @@ import (
 
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/consent"
-	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
-	"github.com/coagent8/coagent8/internal/mcpserver"
+	"github.com/coagent8/coagent8/internal/governor"
 	"github.com/coagent8/coagent8/internal/policy"
 	"github.com/coagent8/coagent8/internal/price"
 	"github.com/coagent8/coagent8/internal/sandbox"
 )
 
 // governance loads the configuration (never fatal: a bad governance
-// section refuses turns, tools still list) and prepares the price catalog
-// (cache, else the embedded snapshot), which is parsed on first use.
-func (a *app) governance(log *slog.Logger, events event.Sink) (mcpserver.Governance, config.File, error) {
+// section refuses turns, tools still list), prepares the price catalog
+// (cache, else the embedded snapshot, parsed on first use) and the consent
+// gate, and builds the governor over st.runner: st.cfg, st.consent and
+// st.gov.
+func (a *app) governance(st *stack) error {
 	path := a.env.ConfigPath()
 	cfg, err := config.LoadFile(path)
 	if err != nil {
-		log.Warn("configuration problem", "path", path, "error", err.Error())
+		st.log.Warn("configuration problem", "path", path, "error", err.Error())
 	}
-	gate, err := consent.New(consent.Options{Sink: events, ConfigPath: path})
-	if err != nil {
-		return mcpserver.Governance{}, cfg, err
+	st.cfg = cfg
+	if st.consent, err = consent.New(consent.Options{Sink: st.events, ConfigPath: path}); err != nil {
+		return err
 	}
-	a.prices = &lazyCatalog{path: price.CachePath(a.env.StateDir()), log: log}
-	return mcpserver.Governance{ConfigPath: path, Catalog: a.prices, Consent: gate}, cfg, nil
+	a.prices = &lazyCatalog{path: price.CachePath(a.env.StateDir()), log: st.log}
+	st.gov, err = governor.New(governor.Options{Env: a.env, Runner: st.runner, ConfigPath: path, Catalog: a.prices,
+		Events: st.events, DefaultBackend: cfg.DefaultBackend, Verifier: a.verifier(st.log, st.events)})
+	return err
 }
 
 // lazyCatalog loads the price catalog when a decision first needs it, so

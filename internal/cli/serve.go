@@ -28,6 +28,10 @@ func (a *app) serve(ctx context.Context) error {
 		return err
 	}
 	defer st.close()
+	srv, err := a.mcpServer(st)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	t := &mcp.IOTransport{Reader: nopCloser{a.io.In}, Writer: nopWriteCloser{a.io.Out}}
@@ -35,7 +39,7 @@ func (a *app) serve(ctx context.Context) error {
 	// returned to the OS before the server idles: hosts keep many MCP
 	// servers running (issue 2: idle RSS target).
 	debug.FreeOSMemory()
-	err = st.server.MCP().Run(ctx, t)
+	err = srv.MCP().Run(ctx, t)
 	if ctx.Err() != nil {
 		return nil // shutdown by signal
 	}

@@ -10,53 +10,68 @@ import (
 	"github.com/coagent8/coagent8/internal/adapter/claude"
 	"github.com/coagent8/coagent8/internal/adapter/codex"
 	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/consent"
 	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/governor"
 	"github.com/coagent8/coagent8/internal/mcpserver"
 	"github.com/coagent8/coagent8/internal/redact"
 	"github.com/coagent8/coagent8/internal/turn"
 )
 
-// stack is everything a serve or a one-shot command needs, built once.
+// stack is everything a command that runs governed turns needs, built
+// once: the runner, the one governed path (governor) and the consent gate.
+// The MCP server is built over it only by the commands that serve MCP
+// ([app.mcpServer]).
 type stack struct {
-	server *mcpserver.Server
-	runner *turn.Runner
-	events event.Sink
-	log    *slog.Logger
-	close  func()
+	gov      *governor.Governor
+	consent  *consent.Gate
+	runner   *turn.Runner
+	sessions *lazySessions
+	cfg      config.File
+	events   event.Sink
+	log      *slog.Logger
+	closers  []func()
 }
 
-// build wires backends, the runner and the MCP server from the
-// environment. It never fails for a missing CLI: that is reported per
-// call and by doctor.
+// close releases what the stack opened, in the order it was opened.
+func (st *stack) close() {
+	for _, c := range st.closers {
+		c()
+	}
+}
+
+// build wires backends, the runner and the governor from the environment.
+// It never fails for a missing CLI: that is reported per call and by
+// doctor.
 func (a *app) build(ctx context.Context) (*stack, error) {
 	log := a.logger()
 	events, closeEvents := a.eventSink(log)
+	st := &stack{events: events, log: log, closers: []func(){closeEvents}}
 	sessions, closeSessions, err := a.sessionStore(log)
 	if err != nil {
-		closeEvents()
+		st.close()
 		return nil, err
 	}
-	closeEvents = func(close func()) func() { return func() { close(); closeSessions() } }(closeEvents)
-	runner, err := turn.New(turn.Options{Env: a.env, Backends: a.backends(), Events: events, Sessions: sessions})
+	st.sessions, st.closers = sessions, append(st.closers, closeSessions)
+	st.runner, err = turn.New(turn.Options{Env: a.env, Backends: a.backends(), Events: events, Sessions: sessions})
+	if err == nil {
+		err = a.governance(st)
+	}
 	if err != nil {
-		closeEvents()
+		st.close()
 		return nil, err
 	}
-	recorder := &issueRecorder{a: a, events: events}
-	closeEvents = func(close func()) func() { return func() { close(); recorder.close() } }(closeEvents)
-	gov, cfg, err := a.governance(log, events)
-	if err != nil {
-		closeEvents()
-		return nil, err
-	}
-	srv, err := mcpserver.New(mcpserver.Options{Env: a.env, Runner: runner, Profile: a.toolProfile(cfg, log), Logger: log,
-		Governance: gov, DefaultBackend: cfg.DefaultBackend, DoctorSections: a.doctorSections(), Sessions: sessions,
-		Verifier: a.verifier(log, events), IssueRecorder: recorder})
-	if err != nil {
-		closeEvents()
-		return nil, err
-	}
-	return &stack{server: srv, runner: runner, events: events, log: log, close: closeEvents}, nil
+	return st, nil
+}
+
+// mcpServer builds the MCP server over st (serve, doctor); the issue
+// recorder it opens is closed with st.
+func (a *app) mcpServer(st *stack) (*mcpserver.Server, error) {
+	recorder := &issueRecorder{a: a, events: st.events}
+	st.closers = append(st.closers, recorder.close)
+	return mcpserver.New(mcpserver.Options{Env: a.env, Runner: st.runner, Governor: st.gov, Consent: st.consent,
+		Profile: a.toolProfile(st.cfg, st.log), Logger: st.log, DefaultBackend: st.cfg.DefaultBackend,
+		DoctorSections: a.doctorSections(), Sessions: st.sessions, IssueRecorder: recorder})
 }
 
 func (a *app) backends() []adapter.Backend {

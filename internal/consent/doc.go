@@ -4,8 +4,11 @@
 //
 // # Flow
 //
-// The consult handler calls [Gate.Check] early, before any backend session.
-// Allow decisions pass, deny decisions become POLICY_DENIED. For "ask":
+// Every governed turn (package governor) asks its surface's
+// governor.Consent before any backend session: an MCP tool call's is
+// [Gate.Elicitation], which calls [Gate.Check]; the terminal's is
+// [Gate.Refusal], which refuses as in step 1 below. Check passes allow
+// decisions and makes deny decisions POLICY_DENIED. For "ask":
 //
 //  1. No elicitation capability (form mode) → POLICY_DENIED
 //     consent.unsupported_client, without sending anything.

@@ -1,102 +1,11 @@
 package mcpserver
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
-	"github.com/coagent8/coagent8/internal/config"
-	"github.com/coagent8/coagent8/internal/review"
 	"github.com/coagent8/coagent8/internal/verify"
 )
-
-// checkRun is the user's configured checks (config.json verify.commands)
-// running in the task sandbox beside the review turn (issue 8). The
-// commands come only from the configuration file, never from arguments
-// run_checks can only switch them off.
-type checkRun struct {
-	done   chan struct{}
-	cancel context.CancelFunc
-	checks []verify.Check
-	// note says why no check ran (bad configuration, no sandbox).
-	note string
-}
-
-// startChecks starts the configured checks on the workspace unless
-// run_checks is false. It returns nil when nothing is configured and
-// run_checks was not asked for explicitly.
-func (s *Server) startChecks(ctx context.Context, workspace string, want *bool) *checkRun {
-	if want != nil && !*want {
-		return nil
-	}
-	set, note := s.verifySet()
-	if note == "" && len(set.Commands) == 0 {
-		if want == nil {
-			return nil
-		}
-		note = "run_checks is true but no checks are configured (verify.commands in the coagent8 configuration)"
-	}
-	if note == "" && s.verifier == nil {
-		note = "configured checks were not run: this server has no task sandbox"
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	r := &checkRun{done: make(chan struct{}), cancel: cancel, note: note}
-	go func() {
-		defer close(r.done)
-		if r.note == "" {
-			r.checks = s.verifier.Run(ctx, workspace, set)
-		}
-	}()
-	return r
-}
-
-// verifySet reads the verify section now (edits apply to the next review,
-// like governance) and resolves its programs; a problem becomes the note.
-func (s *Server) verifySet() (config.Verify, string) {
-	cfg, _ := config.LoadFile(s.governance.ConfigPath)
-	set, err := cfg.Verify, cfg.VerifyErr()
-	if err == nil && len(set.Commands) > 0 {
-		set, err = set.Resolve(s.env)
-	}
-	if err != nil {
-		return config.Verify{}, s.diag.String("configured checks were not run: " + err.Error())
-	}
-	return set, ""
-}
-
-// stop cancels checks whose review will not be gated (the turn was
-// refused or needs input) and waits for the sandboxes to end.
-func (r *checkRun) stop() {
-	if r != nil {
-		r.cancel()
-		<-r.done
-	}
-}
-
-// applyChecks waits for the checks and puts their real outcome next to
-// the model's claims: every check in Checks, a warning where a claim and a
-// result disagree, and BLOCKED with verify.ReasonFailed when a check
-// failed under an otherwise READY review.
-func applyChecks(o ReviewOutcome, r *checkRun) ReviewOutcome {
-	if r == nil {
-		return o
-	}
-	<-r.done
-	r.cancel()
-	if r.note != "" {
-		o.Warnings = append(o.Warnings, r.note)
-		return o
-	}
-	o.Checks = r.checks
-	j := verify.Judge(r.checks, o.Review.Envelope.Checks)
-	o.Warnings = append(o.Warnings, j.Warnings...)
-	if j.Failed && o.Error == nil {
-		res := review.Block(o.Review.Result, verify.ReasonFailed)
-		o.Review.Result = res
-		o.Output, o.Verdict, o.Reason = res.Text, string(res.Verdict), res.Reason
-	}
-	return o
-}
 
 // checksText is the short text section listing each check's real result.
 func checksText(checks []verify.Check) string {

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/coagent8/coagent8/internal/adapter/agy"
+	"github.com/coagent8/coagent8/internal/governor"
 	"github.com/coagent8/coagent8/internal/turn"
 )
 
@@ -77,50 +78,24 @@ func (s *Server) runTurn(ctx context.Context, req *mcp.CallToolRequest, treq tur
 	return s.render(out), nil
 }
 
-// governedTurn is the one path every MCP turn takes (consult, review, the
-// deprecated aliases, run): it resolves the backend, applies governance
-// and consent, and runs the turn. A non-nil *mcp.CallToolResult must be
-// returned to the client as is (elicitation input requests); otherwise
-// the Outcome (failures included) is the turn's result.
+// governedTurn runs an MCP turn (consult, the deprecated aliases, run)
+// through the one governed path, package governor, with consent asked by
+// this call's elicitation. A non-nil *mcp.CallToolResult must be returned
+// to the client as is (elicitation input requests); otherwise the Outcome
+// (failures included) is the turn's result.
 func (s *Server) governedTurn(ctx context.Context, req *mcp.CallToolRequest, treq turn.Request) (turn.Outcome, *mcp.CallToolResult) {
-	name, err := turn.ResolveBackend(s.env, treq.Backend, s.defaultBackend, s.runner)
-	if err != nil {
-		return s.runner.Failure(treq, err), nil
+	ask := s.consent.Elicitation(req)
+	res := s.gov.Run(ctx, s.governed(ctx, req, treq, ask))
+	if res.Pending {
+		return turn.Outcome{}, ask.Pending()
 	}
-	treq.Backend = name
-	if err := s.runner.Precheck(treq); err != nil {
-		return s.runner.Failure(treq, err), nil
-	}
-	gv, res, err := s.govern(ctx, req, &treq)
-	if res != nil {
-		return turn.Outcome{}, res
-	}
-	if err != nil {
-		return s.runner.Failure(treq, err), nil
-	}
-	s.apply(&treq, gv)
-	out := s.execute(ctx, req, treq)
-	if gv.warning != "" {
-		out.Warnings = append(out.Warnings, gv.warning)
-	}
-	return out, nil
+	return res.Outcome, nil
 }
 
-// Consult runs a consult turn outside MCP (the terminal command): the
-// same backend resolution and governance, without elicitation.
-func (s *Server) Consult(ctx context.Context, treq turn.Request) turn.Outcome {
-	name, err := turn.ResolveBackend(s.env, treq.Backend, s.defaultBackend, s.runner)
-	if err != nil {
-		return s.runner.Failure(treq, err)
-	}
-	treq.Backend = name
-	if err := s.runner.Precheck(treq); err != nil {
-		return s.runner.Failure(treq, err)
-	}
-	gv, _, err := s.govern(ctx, nil, &treq)
-	if err != nil {
-		return s.runner.Failure(treq, err)
-	}
-	s.apply(&treq, gv)
-	return s.runner.Run(ctx, treq)
+// governed translates an MCP call into the governor's Turn: its consent,
+// wait:false as Background (finished outcomes kept for session result) and
+// progress notifications for a foreground run.
+func (s *Server) governed(ctx context.Context, req *mcp.CallToolRequest, treq turn.Request, ask governor.Consent) governor.Turn {
+	return governor.Turn{Request: treq, Consent: ask, Background: isBackground(ctx), Finished: s.finished,
+		Attach: func(r *turn.Request) func() { return s.progress(ctx, req, r) }}
 }

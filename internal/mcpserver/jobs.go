@@ -5,9 +5,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/turn"
 )
 
@@ -57,48 +54,9 @@ func isBackground(ctx context.Context) bool {
 	return b
 }
 
-// execute runs an approved turn: in the foreground with progress
-// notifications when the client sent a progress token, or, for wait:false,
-// in the background, answering with the handle as soon as the lease is
-// held (issue 6 §5).
-func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, treq turn.Request) turn.Outcome {
-	if isBackground(ctx) {
-		return s.background(ctx, treq)
-	}
-	stop := s.progress(ctx, req, &treq)
-	defer stop()
-	return s.runner.Run(ctx, treq)
-}
-
-type started struct {
-	handle string
-	turn   int
-}
-
-// background starts the turn detached from the tool call's context (the
-// call ends at once; cancel and server exit still end the turn) and
-// returns a running outcome, or the failure if the turn never started.
-func (s *Server) background(ctx context.Context, treq turn.Request) turn.Outcome {
-	if treq.SessionMode == "none" {
-		return s.runner.Failure(treq, fault.New(fault.InvalidInput, "wait.needs_session",
-			"wait:false needs a session to poll: use session_mode new or auto."))
-	}
-	st := make(chan started, 1)
-	out := make(chan turn.Outcome, 1)
-	treq.Started = func(h string, n int) { st <- started{h, n} }
-	go func() {
-		o := s.runner.Run(context.WithoutCancel(ctx), treq)
-		if o.SessionHandle != nil {
-			s.jobs.put(jobKey(*o.SessionHandle, o.Turn), o)
-		}
-		out <- o
-	}()
-	select {
-	case b := <-st:
-		provider := treq.Backend
-		return turn.Outcome{SchemaVersion: 1, Provider: &provider, Status: turn.Running, SessionHandle: &b.handle,
-			Turn: b.turn, Verdict: turn.VerdictNotApplicable, ModelRequested: treq.Model}
-	case o := <-out:
-		return o
+// finished keeps the outcome of a background turn for `session result`.
+func (s *Server) finished(o turn.Outcome) {
+	if o.SessionHandle != nil {
+		s.jobs.put(jobKey(*o.SessionHandle, o.Turn), o)
 	}
 }

@@ -3,18 +3,14 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/coagent8/coagent8/internal/adapter/agy"
-	"github.com/coagent8/coagent8/internal/fault"
-	"github.com/coagent8/coagent8/internal/gitscope"
-	"github.com/coagent8/coagent8/internal/review"
+	"github.com/coagent8/coagent8/internal/governor"
 	"github.com/coagent8/coagent8/internal/turn"
-	"github.com/coagent8/coagent8/internal/verify"
 )
 
 // ReviewArgs are the review tool's arguments (contract.md §1, §4). Like
@@ -48,35 +44,16 @@ func reviewSchema(s *jsonschema.Schema) {
 
 // ReviewOutcome is the review tool's structuredContent: the execution
 // result of contract.md §2 with verdict READY|BLOCKED and reason set by
-// the State Envelope gate, plus the structured review.
-type ReviewOutcome struct {
-	turn.Outcome
-	Review ReviewData `json:"review"`
-	// Checks are the user's configured checks as they really ran in the
-	// task sandbox (issue 8); absent when none ran.
-	Checks []verify.Check `json:"checks,omitempty"`
-}
+// the State Envelope gate, plus the structured review and the checks that
+// really ran ([governor.ReviewOutcome]).
+type ReviewOutcome = governor.ReviewOutcome
 
-// ReviewData is the gated review: the verdict the server enforced, the
-// envelope the model reported (findings with severity, file, line,
-// problem, evidence, fix) and the Git scope that was sent.
-type ReviewData struct {
-	review.Result
-	// Scope is what was reviewed; nil when collection failed.
-	Scope *ReviewScope `json:"scope,omitempty"`
-}
+// ReviewData is the gated review ([governor.ReviewData]).
+type ReviewData = governor.ReviewData
 
-// ReviewScope describes the collected Git snapshot (contract.md §4).
-type ReviewScope struct {
-	Description string `json:"description"`
-	// Commit is the snapshot commit ("" when the repository has none yet).
-	Commit string `json:"commit"`
-	// Base is the merge base an uncommitted scope compared against.
-	Base       string   `json:"base,omitempty"`
-	Incomplete bool     `json:"incomplete"`
-	Binary     []string `json:"binary,omitempty"`
-	Omitted    []string `json:"omitted,omitempty"`
-}
+// ReviewScope describes the collected Git snapshot (contract.md §4;
+// [governor.ReviewScope]).
+type ReviewScope = governor.ReviewScope
 
 const reviewDescription = `Independent read-only code review of the workspace's Git changes by another local coding agent ` +
 	`(Claude Code, Codex or agy). The server enforces the verdict: any P1/P2 finding, partial coverage, a truncated ` +
@@ -101,96 +78,24 @@ func (s *Server) reviewTool() (*mcp.Tool, mcp.ToolHandler) {
 	}
 }
 
-// review collects the Git scope, runs the turn through the same governed
-// path as consult and gates the answer. Every failure is BLOCKED with the
-// error's public message as the reason (contract.md §3).
+// review translates the call into a governed review (Git scope, the
+// user's checks, the turn through the same governed path as consult, the
+// State Envelope gate; see [governor.Governor.Review]). Every failure is
+// BLOCKED with the error's public message as the reason (contract.md §3).
 func (s *Server) review(ctx context.Context, req *mcp.CallToolRequest, a ReviewArgs) (*mcp.CallToolResult, error) {
 	treq := turn.Request{Backend: a.Backend, Workspace: a.WorkspacePath, Model: a.Model, Effort: a.ReasoningEffort,
 		SessionHandle: a.SessionHandle, SessionMode: a.SessionMode, Timeout: time.Duration(a.TimeoutMS) * time.Millisecond}
-	prep, err := s.prepareReview(ctx, a)
-	if err != nil {
-		return s.renderReview(blockedOutcome(s.runner.Failure(treq, err), nil)), nil
-	}
-	// Backends that enforce a schema (Codex outputSchema) answer in JSON;
-	// the others ignore it and the text envelope is the contract.
-	treq.Prompt, treq.OutputSchema = prep.Prompt, prep.Schema
-	ws, _ := turn.Workspace(a.WorkspacePath) // validated by prepareReview
-	checks := s.startChecks(ctx, ws, a.RunChecks)
-	out, res := s.governedTurn(ctx, req, treq)
-	if res != nil || out.Error != nil {
-		// Refused, waiting for input or failed: BLOCKED (or no review)
-		// whatever the checks say, so do not keep the caller waiting.
-		checks.stop()
-		checks = nil
-	}
-	if res != nil {
-		return res, nil
-	}
-	return s.renderReview(applyChecks(gateOutcome(out, scopeOf(prep.Snapshot)), checks)), nil
-}
-
-func (s *Server) prepareReview(ctx context.Context, a ReviewArgs) (review.Request, error) {
-	ws, err := turn.Workspace(a.WorkspacePath)
-	if err != nil {
-		return review.Request{}, err
-	}
 	scope := a.Scope
 	if scope == "" {
 		scope = a.Target
 	}
-	return review.Prepare(ctx, gitscope.Options{Workspace: ws, Scope: scope, Env: s.env}, a.Instructions, s.state.nextReview(a.SessionHandle))
-}
-
-// gateOutcome applies the State Envelope gate to a finished turn. An
-// execution error is BLOCKED with its message; an empty answer is an
-// error, never a clean review (AUD-P2-2).
-func gateOutcome(o turn.Outcome, scope *ReviewScope) ReviewOutcome {
-	if o.Error != nil {
-		return blockedOutcome(o, scope)
+	ask := s.consent.Elicitation(req)
+	res := s.gov.Review(ctx, governor.ReviewTurn{Turn: s.governed(ctx, req, treq, ask), Scope: scope,
+		Instructions: a.Instructions, Number: s.state.nextReview(a.SessionHandle), RunChecks: a.RunChecks})
+	if res.Pending {
+		return ask.Pending(), nil
 	}
-	res, err := review.Gate(o.Output, o.Truncated)
-	if err != nil {
-		fe := fault.From(err)
-		o.Status = turn.Failed
-		o.Error = &turn.Error{Code: string(fe.Code), Message: fe.Message, Retryable: fe.Retryable, Reason: fe.Reason}
-		return blockedOutcome(o, scope)
-	}
-	o.Output, o.Verdict, o.Reason = res.Text, string(res.Verdict), res.Reason
-	if res.Envelope.Findings == nil && (res.Reason == "" || res.Reason == review.ReasonNotReady) {
-		// A complete envelope listing no finding reports none; otherwise
-		// "no findings parsed" stays null (unknown), never invented.
-		res.Envelope.Findings = []review.Finding{}
-	}
-	if w := snapshotMismatch(res.Envelope.Snapshot, scope); w != "" {
-		o.Warnings = append(o.Warnings, w)
-	}
-	return ReviewOutcome{Outcome: o, Review: ReviewData{Result: res, Scope: scope}}
-}
-
-func blockedOutcome(o turn.Outcome, scope *ReviewScope) ReviewOutcome {
-	res := review.Result{Verdict: review.Blocked, Truncated: o.Truncated}
-	if o.Error != nil {
-		res.Reason = o.Error.Message
-	}
-	o.Verdict, o.Reason = string(res.Verdict), res.Reason
-	return ReviewOutcome{Outcome: o, Review: ReviewData{Result: res, Scope: scope}}
-}
-
-// snapshotMismatch warns when the model's SNAPSHOT names another commit
-// than the one sent (an abbreviated sha of at least 7 digits matches).
-func snapshotMismatch(claimed string, scope *ReviewScope) string {
-	if scope == nil || scope.Commit == "" || claimed == "" {
-		return ""
-	}
-	if len(claimed) >= 7 && strings.HasPrefix(scope.Commit, strings.ToLower(claimed)) {
-		return ""
-	}
-	return fmt.Sprintf("The review's SNAPSHOT %q is not the reviewed commit %s.", claimed, scope.Commit)
-}
-
-func scopeOf(s gitscope.Snapshot) *ReviewScope {
-	return &ReviewScope{Description: s.Description, Commit: s.Commit, Base: s.Base, Incomplete: s.Incomplete,
-		Binary: s.Binary, Omitted: s.Omitted}
+	return s.renderReview(res.Outcome), nil
 }
 
 // renderReview returns the gated review as structuredContent plus text.

@@ -1,8 +1,10 @@
 // Package mcpserver exposes coagent8's tools on the official MCP Go SDK.
 // It translates only: arguments are decoded strictly (unknown fields are
-// JSON-RPC invalid params, R-001/R-003), the work is done by package turn
-// and friends, and results are returned as structuredContent plus a short
-// text rendering. No argument can add CLI flags or relax a profile.
+// JSON-RPC invalid params, R-001/R-003), every model turn goes through the
+// governed path of package governor with consent asked by MCP elicitation
+// (package consent), and results are returned as structuredContent plus a
+// short text rendering. No argument can add CLI flags or relax a profile
+//
 package mcpserver
 
 import (
@@ -10,43 +12,46 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"log/slog"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/consent"
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/governor"
 	"github.com/coagent8/coagent8/internal/redact"
 	"github.com/coagent8/coagent8/internal/turn"
-	"github.com/coagent8/coagent8/internal/verify"
 	"github.com/coagent8/coagent8/internal/version"
 )
 
 //go:embed assets/icon.png
 var iconPNG []byte
 
-// Options configure the server.
+// Options configure the server. Runner, Governor and Consent are
+// required.
 type Options struct {
-	Env    config.Env
+	Env config.Env
+	// Runner is the runner the Governor runs turns with; doctor reports
+	// its backends.
 	Runner *turn.Runner
+	// Governor is the governed path every model turn takes.
+	Governor *governor.Governor
+	// Consent asks the user by MCP elicitation when policy says ask.
+	Consent *consent.Gate
 	// Profile is "canonical" (default) or "compact"; it changes only which
 	// tools tools/list advertises.
 	Profile string
-	// DefaultBackend is the user's configured default for backend "auto".
+	// DefaultBackend is the user's configured default for backend "auto"
+	// (doctor reports it; the Governor routes with its own copy).
 	DefaultBackend string
 	// DoctorSections, if set, returns extra named doctor sections.
 	DoctorSections func() map[string]any
-	// Governance decides which models may run (required).
-	Governance Governance
 	// IssueRecorder, if set, records each issue report locally under its
 	// own disclosure capacity (issue 10 §5).
 	IssueRecorder IssueRecorder
 	// Sessions backs the session and cancel tools (nil: they answer that
 	// no session archive is configured).
 	Sessions SessionStore
-	// Verifier runs the user's configured review checks in the task
-	// sandbox (nil: configured checks are reported as not run).
-	Verifier *verify.Verifier
 	Logger   *slog.Logger
 }
 
@@ -60,29 +65,29 @@ type Server struct {
 
 	defaultBackend string
 	doctorSections func() map[string]any
-	governance     Governance
-	models         *modelCache
+	gov            *governor.Governor
+	consent        *consent.Gate
 	issueRecorder  IssueRecorder
 	sessions       SessionStore
 	jobs           *jobs
 	state          *toolState
-	verifier       *verify.Verifier
 }
 
-// New builds the MCP server with every tool registered.
+// New builds the MCP server with every tool registered. It fails with
+// PROCESS_ERROR when Runner, Governor or Consent is missing.
 func New(o Options) (*Server, error) {
 	if o.Runner == nil {
 		return nil, fault.New(fault.ProcessError, "mcpserver.runner", "mcpserver: runner is required")
 	}
-	if o.Governance.Consent == nil || o.Governance.ConfigPath == "" {
+	if o.Governor == nil || o.Consent == nil {
 		return nil, fault.New(fault.ProcessError, "mcpserver.governance", "mcpserver: governance is required")
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{env: o.Env, runner: o.Runner, diag: redact.NewDiagnostic(o.Env.Home()), log: o.Logger, defaultBackend: o.DefaultBackend, doctorSections: o.DoctorSections,
-		issueRecorder: o.IssueRecorder, governance: o.Governance, models: &modelCache{ttl: 10 * time.Minute, m: map[[2]string]cached{}},
-		sessions: o.Sessions, jobs: newJobs(), state: newToolState(), verifier: o.Verifier}
+		issueRecorder: o.IssueRecorder, gov: o.Governor, consent: o.Consent,
+		sessions: o.Sessions, jobs: newJobs(), state: newToolState()}
 	s.mcp = mcp.NewServer(identity(), &mcp.ServerOptions{
 		// The SDK logs every session start at info level; only its
 		// warnings and errors belong on the host's stderr.

@@ -1,0 +1,101 @@
+package governor
+
+import (
+	"context"
+	"slices"
+
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/policy"
+	"github.com/coagent8/coagent8/internal/turn"
+)
+
+// admission is the admitted model of one turn.
+type admission struct {
+	model   string
+	warning string
+	pending bool
+}
+
+// admit runs, before any backend session: the configuration check, the
+// routing check, concrete model resolution (metadata-only probes), the
+// policy decision and, where it says ask, consent. treq.Backend is routed.
+func (g *Governor) admit(ctx context.Context, treq *turn.Request, c Consent) (admission, error) {
+	cfg, _ := config.LoadFile(g.configPath)
+	if err := cfg.GovernanceErr(); err != nil {
+		return admission{}, g.refuse(err, treq.Backend, treq.Model, "")
+	}
+	if err := routed(cfg, treq.Backend); err != nil {
+		return admission{}, g.refuse(err, treq.Backend, treq.Model, "routing.allowedBackends")
+	}
+	ws, err := turn.Workspace(treq.Workspace)
+	if err != nil {
+		return admission{}, err
+	}
+	concrete, def, err := g.models.resolve(ctx, g.runner.Backend(treq.Backend), ws, treq.Model)
+	if err != nil {
+		return admission{}, err
+	}
+	d := policy.Decide(cfg.Governance, g.catalog, policy.Input{Backend: treq.Backend, Requested: concrete, Default: def, Effort: treq.Effort})
+	return g.consent(ctx, d, c)
+}
+
+// routed refuses a backend outside routing.allowedBackends (nil = all);
+// "gemini" there still admits agy, its new name.
+func routed(cfg config.File, backend string) error {
+	if cfg.AllowedBackends == nil || slices.Contains(cfg.AllowedBackends, backend) ||
+		(backend == "agy" && slices.Contains(cfg.AllowedBackends, "gemini")) {
+		return nil
+	}
+	return fault.New(fault.PolicyDenied, "routing.backend_not_allowed",
+		"backend "+backend+" is not in routing.allowedBackends of the coagent8 configuration")
+}
+
+// consent applies the decision: allow passes, ask goes to c, deny (and
+// an effect this code does not know) is refused.
+func (g *Governor) consent(ctx context.Context, d policy.Decision, c Consent) (admission, error) {
+	switch d.Effect {
+	case policy.Allow:
+		return admission{model: d.Model}, nil
+	case policy.Ask:
+		ans, err := c.Ask(ctx, d)
+		if err != nil {
+			return admission{}, err
+		}
+		return admission{model: d.Model, warning: ans.Warning, pending: ans.Pending}, nil
+	case policy.Deny:
+		return admission{}, g.refuse(d.Err(), d.Backend, d.Model, d.Rule)
+	}
+	return admission{}, g.refuse(fault.New(fault.PolicyDenied, "governor.invalid_effect", "the governance decision was not understood"),
+		d.Backend, d.Model, d.Rule)
+}
+
+// pin makes the turn run exactly the approved model and refuse any other
+// the backend reports.
+func (g *Governor) pin(treq *turn.Request, model string) {
+	treq.Model = model
+	backend := treq.Backend
+	treq.CheckModel = func(reported string) error {
+		if err := policy.CheckReported(model, reported); err != nil {
+			return g.refuse(err, backend, model, "")
+		}
+		return nil
+	}
+}
+
+// refuse records the one security event of a refusal raised here and
+// returns err as a *fault.Error. The cause goes to Detail (the sink
+// redacts it); prompt text never reaches here.
+func (g *Governor) refuse(err error, backend, model, rule string) error {
+	fe := fault.From(err)
+	e := event.Event{Type: event.TypeRefusal, Code: string(fe.Code), Reason: fe.Reason, Backend: backend, Rule: rule}
+	if policy.ValidID(model) {
+		e.Model = model
+	}
+	if cause := fe.Cause(); cause != nil {
+		e.Detail = cause.Error()
+	}
+	_ = g.events.Record(e) // a failing sink must not turn a refusal into a run
+	return fe
+}

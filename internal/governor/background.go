@@ -1,0 +1,42 @@
+package governor
+
+import (
+	"context"
+
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/turn"
+)
+
+type started struct {
+	handle string
+	turn   int
+}
+
+// background starts the turn detached from ctx (the caller returns at
+// once; cancel and server exit still end the turn) and returns a running
+// outcome, or the failure if the turn never started. finished, if set,
+// receives the final outcome.
+func (g *Governor) background(ctx context.Context, treq turn.Request, finished func(turn.Outcome)) turn.Outcome {
+	if treq.SessionMode == "none" {
+		return g.runner.Failure(treq, fault.New(fault.InvalidInput, "wait.needs_session",
+			"wait:false needs a session to poll: use session_mode new or auto."))
+	}
+	st := make(chan started, 1)
+	out := make(chan turn.Outcome, 1)
+	treq.Started = func(h string, n int) { st <- started{h, n} }
+	go func() {
+		o := g.runner.Run(context.WithoutCancel(ctx), treq)
+		if finished != nil {
+			finished(o)
+		}
+		out <- o
+	}()
+	select {
+	case b := <-st:
+		provider := treq.Backend
+		return turn.Outcome{SchemaVersion: 1, Provider: &provider, Status: turn.Running, SessionHandle: &b.handle,
+			Turn: b.turn, Verdict: turn.VerdictNotApplicable, ModelRequested: treq.Model}
+	case o := <-out:
+		return o
+	}
+}

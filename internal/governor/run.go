@@ -1,0 +1,89 @@
+package governor
+
+import (
+	"context"
+
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/turn"
+)
+
+// Turn is one model turn for [Governor.Run], as a surface translated it.
+type Turn struct {
+	// Request is the turn; Backend may be "", "auto" or "gemini" (routed
+	// by Run). Model is what the caller asked for; Run replaces it with
+	// the approved concrete id and sets CheckModel.
+	Request turn.Request
+	// Consent asks the user when policy says ask. Required: a Turn
+	// without one is refused before anything runs.
+	Consent Consent
+	// Background runs the admitted turn detached from ctx (cancel and
+	// process exit still end it) and returns a Running outcome as soon as
+	// the session lease is held (wait:false; issue 6 §5). It needs a
+	// session: mode none is refused with INVALID_INPUT wait.needs_session.
+	Background bool
+	// Attach, if set, is called with the admitted request just before a
+	// foreground run (to add progress hooks) and returns the function
+	// called when the run ends.
+	Attach func(*turn.Request) (detach func())
+	// Finished, if set, receives the final outcome of a background turn.
+	Finished func(turn.Outcome)
+}
+
+// Result is what [Governor.Run] returns.
+type Result struct {
+	// Outcome is the turn's result, failures and refusals included; it
+	// is zero when Pending.
+	Outcome turn.Outcome
+	// Pending reports that consent was asked out of band: nothing ran and
+	// the surface returns what its Consent prepared.
+	Pending bool
+}
+
+// Run is the one governed path of a model turn: routing, the precheck,
+// governance and consent (see the package documentation), then the run.
+// It always returns; a refusal is an Outcome whose Error carries the
+// code and reason (POLICY_DENIED, INVALID_INPUT, ONBOARDING_REQUIRED, …).
+func (g *Governor) Run(ctx context.Context, t Turn) Result {
+	treq := t.Request
+	if t.Consent == nil {
+		return g.failed(treq, fault.New(fault.ProcessError, "governor.consent_required", "no way to ask the user for consent was configured"))
+	}
+	name, err := turn.ResolveBackend(g.env, treq.Backend, g.defaultBackend, g.runner)
+	if err != nil {
+		return g.failed(treq, err)
+	}
+	treq.Backend = name
+	if err := g.runner.Precheck(treq); err != nil {
+		return g.failed(treq, err)
+	}
+	a, err := g.admit(ctx, &treq, t.Consent)
+	switch {
+	case err != nil:
+		return g.failed(treq, err)
+	case a.pending:
+		return Result{Pending: true}
+	}
+	g.pin(&treq, a.model)
+	out := g.execute(ctx, t, treq)
+	if a.warning != "" {
+		out.Warnings = append(out.Warnings, a.warning)
+	}
+	return Result{Outcome: out}
+}
+
+func (g *Governor) failed(treq turn.Request, err error) Result {
+	return Result{Outcome: g.runner.Failure(treq, err)}
+}
+
+// execute runs an admitted turn in the foreground, or detached for
+// Background.
+func (g *Governor) execute(ctx context.Context, t Turn, treq turn.Request) turn.Outcome {
+	if t.Background {
+		return g.background(ctx, treq, t.Finished)
+	}
+	if t.Attach != nil {
+		detach := t.Attach(&treq)
+		defer detach()
+	}
+	return g.runner.Run(ctx, treq)
+}
