@@ -11,7 +11,9 @@
 // Killing that first process makes the kernel kill every process in the
 // namespace, including grandchildren that called setsid or ignore SIGTERM,
 // and a SIGKILL of coagent8 itself takes the namespace down with it
-// (issue 2 §4, issue 6 §6). Where namespaces are unavailable the process
+// (issue 2 §4, issue 6 §6). The parent-death signal is tied to the forking
+// OS thread, so each CLI is forked from a thread held for its whole life
+// (see spawn). Where namespaces are unavailable the process
 // group is used and [Proc.Containment] says so. Other platforms use the
 // process group (darwin) or the process (windows) and say so.
 //
