@@ -59,15 +59,16 @@ func startGate(b *testing.B, upstream string) (url, phantom string) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { sink.Close() })
+	ref, _ := secret.ParseRef("env:K")
 	g, err := gate.New(context.Background(), gate.Options{DB: db, Key: key, Egress: decider(b, db, dir, sink), Events: sink,
 		Secrets:                     secret.Resolver{Env: config.FromList([]string{"K=sk-ant-bench-" + strings.Repeat("b", 30)})},
+		Credentials:                 map[gate.Provider]secret.Ref{gate.Anthropic: ref},
 		Upstreams:                   map[gate.Provider]string{gate.Anthropic: upstream},
 		UnsafeAllowLoopbackUpstream: true})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { g.Close() })
-	ref, _ := secret.ParseRef("env:K")
 	_, ph, err := g.Grant(context.Background(), gate.Spec{Provider: gate.Anthropic, Model: model, Job: "bench",
 		TTL: time.Hour, Secret: ref, MaxRequests: 1 << 40, MaxTokens: 1 << 50, MaxSpend: gate.USD(1e6),
 		Price: &gate.Price{InputPerMTok: 3, OutputPerMTok: 15}})

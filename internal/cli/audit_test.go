@@ -20,7 +20,7 @@ import (
 // with grant and job ids), `audit` lists the event with its identifiers
 // as EvidenceDigest@1 and never the raw ids.
 func TestAuditShowsOnlyDigests(t *testing.T) {
-	env := config.FromList([]string{"COAGENT8_DIR=" + t.TempDir(), "HOME=" + t.TempDir()})
+	env := declaredEnv(t, "env:REAL_KEY")
 	code, _, errs := runGate(t, env, "grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5",
 		"--job", "job-audit-canary", "--secret", "env:REAL_KEY", "--max-requests", "3", "--max-tokens", "100000",
 		"--max-usd", "1.5", "--price-input", "3", "--price-output", "15")
@@ -108,7 +108,7 @@ func TestAuditEmptyAndLimit(t *testing.T) {
 // TestAuditNegativeLimitWithEvents: a negative limit used to panic once
 // there were events; it is refused before anything is read.
 func TestAuditNegativeLimitWithEvents(t *testing.T) {
-	env := testEnv(t)
+	env := declaredEnv(t, "env:REAL_KEY")
 	if code, _, errs := runGate(t, env, "grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5",
 		"--job", "j", "--secret", "env:REAL_KEY", "--max-requests", "1", "--max-tokens", "1000",
 		"--max-usd", "1", "--price-input", "3", "--price-output", "15"); code != ExitOK {

@@ -98,7 +98,7 @@ func newGateGrantCmd(a *app) *cobra.Command {
 	fl.StringVar(&o.provider, "provider", "", "anthropic or openai")
 	fl.StringVar(&o.model, "model", "", "exact model id requests must name")
 	fl.StringVar(&o.job, "job", "", "job id the grant belongs to")
-	fl.StringVar(&o.secretRef, "secret", "", "reference to the real credential: env:NAME (of the gate server) or file:/abs/path")
+	fl.StringVar(&o.secretRef, "secret", "", "reference to the real credential; must be the one config.json declares in gate.credentials.<provider> (default: that one)")
 	fl.DurationVar(&o.ttl, "ttl", time.Hour, "lifetime of the grant")
 	fl.Int64Var(&o.maxRequests, "max-requests", 0, "request budget (required)")
 	fl.Int64Var(&o.maxTokens, "max-tokens", 0, "input+output token budget (required)")
@@ -116,16 +116,22 @@ func (a *app) gateGrant(ctx context.Context, o gateGrantOptions, hasPrice bool) 
 	if err != nil {
 		return err
 	}
-	ref, err := secret.ParseRef(o.secretRef)
+	var ref secret.Ref
+	if o.secretRef != "" {
+		if ref, err = secret.ParseRef(o.secretRef); err != nil {
+			return fault.New(fault.InvalidInput, "gate.secret", "--secret must be env:NAME or file:/abs/path (never the key itself)")
+		}
+	}
+	creds, err := a.gateCredentials()
 	if err != nil {
-		return fault.New(fault.InvalidInput, "gate.secret", "--secret must be env:NAME or file:/abs/path (never the key itself)")
+		return err
 	}
 	s := gate.Spec{Provider: p, Model: o.model, Job: o.job, TTL: o.ttl, Secret: ref, MaxRequests: o.maxRequests,
 		MaxTokens: o.maxTokens, MaxSpend: gate.USD(o.maxUSD), OutputCeiling: o.ceiling}
 	if hasPrice {
 		s.Price = &o.price
 	}
-	g, closeFn, err := a.openGate(ctx, gate.Options{}, noForwarding)
+	g, closeFn, err := a.openGate(ctx, gate.Options{Credentials: creds}, noForwarding)
 	if err != nil {
 		return err
 	}
@@ -221,7 +227,14 @@ func newGateServeCmd(a *app) *cobra.Command {
 }
 
 func (a *app) gateServe(ctx context.Context, listen, workspace string, unsafe []string) error {
-	opts := gate.Options{}
+	if _, _, err := a.egressPolicy(); err != nil {
+		return err // an unreadable file is first an unknown egress policy
+	}
+	creds, err := a.gateCredentials()
+	if err != nil {
+		return err
+	}
+	opts := gate.Options{Credentials: creds}
 	for _, u := range unsafe {
 		p, origin, ok := strings.Cut(u, "=")
 		if !ok {

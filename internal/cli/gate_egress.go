@@ -52,6 +52,9 @@ func (a *app) egressDecider(ctx context.Context, db *store.DB, events event.Sink
 func (a *app) egressPolicy() (*egress.Policy, string, error) {
 	f, _ := config.LoadFile(a.env.ConfigPath())
 	raw, err := f.Egress()
+	if fe := fault.From(err); fe != nil && fe.Reason == "config.literal_credential" {
+		return nil, "", err // names the key holding the literal
+	}
 	if err != nil {
 		return nil, "", egressConfigErr("the configuration file cannot be read, so its egress policy is unknown", err)
 	}

@@ -38,11 +38,7 @@ const labelledPolicy = `{"egress":{"portal_threshold":0.3,"forbidden_threshold":
 func gateEnv(t *testing.T, configJSON string) (config.Env, string) {
 	t.Helper()
 	state := t.TempDir()
-	if configJSON != "" {
-		if err := os.WriteFile(filepath.Join(state, "config.json"), []byte(configJSON), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeGateConfig(t, state, configJSON, "env:REAL_ANTHROPIC")
 	return config.FromList([]string{"COAGENT8_DIR=" + state, "HOME=" + t.TempDir(), "REAL_ANTHROPIC=" + gateRealKey()}), state
 }
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,8 +19,36 @@ func runGate(t *testing.T, env config.Env, args ...string) (int, string, string)
 	return code, out.String(), errb.String()
 }
 
+// writeGateConfig writes state/config.json: configJSON (an object, or
+// "" for none) with gate.credentials.anthropic = ref added. A configJSON
+// that is not an object is written as it is (tests of unusable files).
+func writeGateConfig(t *testing.T, state, configJSON, ref string) {
+	t.Helper()
+	top := map[string]any{}
+	if configJSON != "" && json.Unmarshal([]byte(configJSON), &top) != nil {
+		if err := os.WriteFile(filepath.Join(state, "config.json"), []byte(configJSON), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	top["gate"] = map[string]any{"credentials": map[string]string{"anthropic": ref}}
+	b, _ := json.Marshal(top)
+	if err := os.WriteFile(filepath.Join(state, "config.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// declaredEnv is a fresh environment whose config.json declares ref as
+// the Anthropic credential.
+func declaredEnv(t *testing.T, ref string) config.Env {
+	t.Helper()
+	state := t.TempDir()
+	writeGateConfig(t, state, "", ref)
+	return config.FromList([]string{"COAGENT8_DIR=" + state, "HOME=" + t.TempDir()})
+}
+
 func TestGateGrantInspectRevokeSettle(t *testing.T) {
-	env := config.FromList([]string{"COAGENT8_DIR=" + t.TempDir(), "HOME=" + t.TempDir()})
+	env := declaredEnv(t, "env:REAL_KEY")
 	code, out, errs := runGate(t, env, "grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5",
 		"--job", "j1", "--secret", "env:REAL_KEY", "--max-requests", "3", "--max-tokens", "100000",
 		"--max-usd", "1.5", "--price-input", "3", "--price-output", "15")
@@ -59,5 +89,69 @@ func TestGateServeRefusesNonLoopback(t *testing.T) {
 	code, _, errs := runGate(t, env, "serve", "--listen", "0.0.0.0:0")
 	if code != ExitRefused || !strings.Contains(errs, "gate.listen") {
 		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestGateGrantOnlyDeclaredCredential: a grant naming another reference
+// than config.json's gate.credentials declares — any readable file, an
+// undeclared variable — is refused; without --secret the declared one is
+// used (issue 18 scope 3).
+func TestGateGrantOnlyDeclaredCredential(t *testing.T) {
+	tests := []struct {
+		name, secret string
+		wantCode     int
+		wantRef      string
+	}{
+		{"declared", "env:REAL_KEY", ExitOK, "env:REAL_KEY"},
+		{"default is the declared one", "", ExitOK, "env:REAL_KEY"},
+		{"file:/etc/shadow", "file:/etc/shadow", ExitRefused, ""},
+		{"undeclared env var", "env:HOME", ExitRefused, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := declaredEnv(t, "env:REAL_KEY")
+			args := []string{"grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j1",
+				"--max-requests", "1", "--max-tokens", "1000", "--max-usd", "1", "--price-input", "3"}
+			if tt.secret != "" {
+				args = append(args, "--secret", tt.secret)
+			}
+			code, out, errs := runGate(t, env, args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d: %s", code, tt.wantCode, errs)
+			}
+			if tt.wantCode != ExitOK {
+				if !strings.Contains(errs, "secret.undeclared") {
+					t.Errorf("stderr %q lacks the reason", errs)
+				}
+				return
+			}
+			var g struct {
+				SecretRef string `json:"secret_ref"`
+			}
+			if err := json.Unmarshal([]byte(out), &g); err != nil || g.SecretRef != tt.wantRef {
+				t.Errorf("grant output %q: secret_ref %q, want %q", out, g.SecretRef, tt.wantRef)
+			}
+		})
+	}
+}
+
+// TestGateRefusesLiteralInConfig: a configuration with a literal
+// provider key refuses to load for the gate — grant and serve — naming
+// the key path, never the value (R-100).
+func TestGateRefusesLiteralInConfig(t *testing.T) {
+	state := t.TempDir()
+	key := "sk-ant-api03-" + strings.Repeat("W", 40) + "AA"
+	if err := os.WriteFile(filepath.Join(state, "config.json"), []byte(`{"gate":{"credentials":{"anthropic":"`+key+`"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := config.FromList([]string{"COAGENT8_DIR=" + state, "HOME=" + t.TempDir()})
+	for _, args := range [][]string{
+		{"grant", "--provider", "anthropic", "--model", "m", "--job", "j", "--max-requests", "1", "--max-tokens", "1", "--max-usd", "1", "--price-input", "1"},
+		{"serve", "--listen", "127.0.0.1:0"},
+	} {
+		code, _, errs := runGate(t, env, args...)
+		if code != ExitUsage || !strings.Contains(errs, "gate.credentials.anthropic") || strings.Contains(errs, "WWWW") {
+			t.Errorf("%s: exit %d, stderr %q; want a usage error naming gate.credentials.anthropic without the value", args[0], code, errs)
+		}
 	}
 }

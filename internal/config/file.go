@@ -43,6 +43,9 @@ type File struct {
 	verifyErr     error
 	egress        json.RawMessage // the "egress" section, verbatim; nil = absent
 	egressErr     error           // the file exists but could not be read as an object
+
+	gateCredentials map[string]string // gate.credentials; nil = absent
+	gateErr         error
 }
 
 // GovernanceErr returns nil if the governance section is usable, else a
@@ -76,6 +79,8 @@ func LoadFile(path string) (File, error) {
 		}
 		if err != nil {
 			err = fmt.Errorf("config: not a JSON object: %w", err)
+		} else {
+			err = literalCredential(top) // the whole file is refused
 		}
 	}
 	if err != nil {
@@ -83,6 +88,7 @@ func LoadFile(path string) (File, error) {
 		f.governanceErr = governanceFault("config", "the configuration file cannot be used", err)
 		f.egressErr = err
 		f.verifyErr = err
+		f.gateErr = err
 		return f, err
 	}
 	if raw, ok := top["egress"]; ok {
@@ -121,7 +127,7 @@ func readConfig(path string) ([]byte, error) {
 // those keys.
 func (f *File) parse(top map[string]json.RawMessage) error {
 	var errs []error
-	for _, step := range []func(map[string]json.RawMessage) error{f.parseBasics, f.parseRouting, f.parseGovernance, f.parseVerify} {
+	for _, step := range []func(map[string]json.RawMessage) error{f.parseBasics, f.parseRouting, f.parseGovernance, f.parseVerify, f.parseGate} {
 		errs = append(errs, step(top))
 	}
 	return errors.Join(errs...)

@@ -71,16 +71,17 @@ func run(t *testing.T, weight float64) ([]providertest.Request, string, *event.M
 	anth := providertest.NewAnthropicTools(t, providertest.Options{Default: providertest.Reply{Text: "DONE-REPEATING"}},
 		providertest.ToolUse{Name: "Read", Input: map[string]any{"file_path": file}})
 	gkey, _ := gate.LoadKey(filepath.Join(dir, "gate.key"))
+	ref, _ := secret.ParseRef("env:REAL_ANTHROPIC")
 	g, err := gate.New(ctx, gate.Options{DB: db, Key: gkey, Events: events, Egress: dec,
-		Secrets:   secret.Resolver{Env: config.FromList([]string{"REAL_ANTHROPIC=" + realKey()})},
-		Upstreams: map[gate.Provider]string{gate.Anthropic: anth.URL()}, UnsafeAllowLoopbackUpstream: true})
+		Secrets:     secret.Resolver{Env: config.FromList([]string{"REAL_ANTHROPIC=" + realKey()})},
+		Credentials: map[gate.Provider]secret.Ref{gate.Anthropic: ref},
+		Upstreams:   map[gate.Provider]string{gate.Anthropic: anth.URL()}, UnsafeAllowLoopbackUpstream: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
-	ref, _ := secret.ParseRef("env:REAL_ANTHROPIC")
 	_, phantom, err := g.Grant(ctx, gate.Spec{Provider: gate.Anthropic, Model: model, Job: "job-e2e", TTL: time.Hour,
 		Secret: ref, MaxRequests: 100, MaxTokens: 100_000_000, MaxSpend: gate.USD(100),
 		Price: &gate.Price{InputPerMTok: 3, OutputPerMTok: 15}})

@@ -184,14 +184,22 @@ func (g *Gate) checkLive(ctx context.Context, tx *sql.Tx, a *admission) string {
 	return ""
 }
 
-// resolve fetches the real credential, last, and starts the flight.
+// resolve fetches the real credential, last, and starts the
+// flight. Only the reference declared for the grant's provider resolves
+// a grant whose stored reference is another (the configuration
+// changed since) is refused secret.undeclared.
 func (g *Gate) resolve(a *admission) string {
-	ref, err := secret.ParseRef(a.grant.SecretRef)
+	ref, ok := g.opts.Credentials[a.grant.Provider]
+	if !ok || ref.String() != a.grant.SecretRef {
+		g.settle(a, Amount{}, OutcomeNotSent)
+		return ReasonUndeclared
+	}
 	var v secret.Value
-	if err == nil && g.opts.Secrets != nil {
+	err := errNoResolver
+	if g.opts.Secrets != nil {
 		v, err = g.opts.Secrets.Resolve(ref)
 	}
-	if err != nil || g.opts.Secrets == nil {
+	if err != nil {
 		g.settle(a, Amount{}, OutcomeNotSent)
 		return ReasonSecret
 	}
@@ -199,6 +207,8 @@ func (g *Gate) resolve(a *admission) string {
 	g.startFlight(a)
 	return ""
 }
+
+var errNoResolver = errors.New("no secret resolver")
 
 // startFlight gives the exchange a context detached from the client (so a
 // disconnect does not abort the upstream read the settlement needs) but cut

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httputil"
 	"sync"
@@ -32,7 +33,16 @@ type Options struct {
 
 	Prices  Prices         // price catalog; nil = per-grant prices only
 	Secrets SecretResolver // nil = resolve nothing (every forward fails closed)
-	Events  event.Sink     // nil = event.Discard
+	// Credentials declares, per provider, the one credential reference
+	// the gate may resolve for it: the user's config.json
+	// gate.credentials.<provider> (issue 18 scope 3, R-101). A grant names
+	// that reference or none (then it takes it); [Gate.Grant] refuses any
+	// other, and resolution of a reference not declared for the grant's
+	// provider is refused (secret.undeclared) with a security event.
+	// nil declares nothing: every forward is refused, and grants are
+	// inert records.
+	Credentials map[Provider]secret.Ref
+	Events      event.Sink // nil = event.Discard
 	// Redactor is the diagnostic redactor for upstream error bodies and
 	// transport errors (nil = redact.NewDiagnostic("")).
 	Redactor *redact.Redactor
@@ -106,6 +116,10 @@ func New(ctx context.Context, opts Options) (*Gate, error) {
 			"gate needs an egress decider: no request body is forwarded without an egress decision", ErrNoEgressDecider)
 	}
 	opts = withDefaults(opts)
+	if err := checkCredentials(opts.Credentials); err != nil {
+		return nil, err
+	}
+	opts.Credentials = maps.Clone(opts.Credentials)
 	origins, err := origins(opts)
 	if err != nil {
 		return nil, err
@@ -173,6 +187,9 @@ func (g *Gate) Close() error {
 // The credential is shown only here: the gate keeps its keyed hash.
 func (g *Gate) Grant(ctx context.Context, s Spec) (Grant, secret.Value, error) {
 	if err := s.validate(); err != nil {
+		return Grant{}, secret.Value{}, err
+	}
+	if err := g.consumer(&s); err != nil {
 		return Grant{}, secret.Value{}, err
 	}
 	p, err := g.price(s)

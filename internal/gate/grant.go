@@ -75,7 +75,8 @@ type Spec struct {
 	Job      string
 	TTL      time.Duration
 	// Secret references the real provider credential, resolved per
-	// forwarded request.
+	// forwarded request. It must be the reference declared for Provider
+	// in [Options.Credentials]; the zero Ref takes the declared one.
 	Secret secret.Ref
 
 	MaxRequests int64
@@ -101,8 +102,6 @@ func (s Spec) validate() error {
 		return bad("gate.job", "job id must match [A-Za-z0-9._:-]{1,128}")
 	case s.TTL <= 0 || s.TTL > 7*24*time.Hour:
 		return bad("gate.ttl", "ttl must be between 1ns and 7 days")
-	case s.Secret.IsZero():
-		return bad("gate.secret", "a secret reference (env:NAME or file:/path) is required")
 	case s.MaxRequests <= 0 || s.MaxTokens <= 0 || s.MaxSpend <= 0:
 		return bad("gate.budget", "request, token and spend budgets must all be positive")
 	case s.OutputCeiling < 0:

@@ -76,7 +76,9 @@ func newFixture(t testing.TB, mod func(*Options)) *fixture {
 		t.Fatal(err)
 	}
 	f.egress = newDecider(t, db, dir, f.events)
-	opts := Options{DB: db, Key: key, Secrets: f.secrets, Events: f.events, Redactor: redact.NewDiagnostic(""), Egress: f.egress,
+	anthRef, _ := secret.ParseRef("env:REAL_ANTHROPIC")
+	oaiRef, _ := secret.ParseRef("env:REAL_OPENAI")
+	opts := Options{DB: db, Key: key, Secrets: f.secrets, Credentials: map[Provider]secret.Ref{Anthropic: anthRef, OpenAI: oaiRef}, Events: f.events, Redactor: redact.NewDiagnostic(""), Egress: f.egress,
 		Upstreams:                   map[Provider]string{Anthropic: f.anth.URL(), OpenAI: f.oai.URL()},
 		UnsafeAllowLoopbackUpstream: true, WatchInterval: 50 * time.Millisecond, DrainTimeout: 10 * time.Second}
 	if mod != nil {

@@ -26,6 +26,7 @@ const (
 	ReasonBudgetTokens        = "budget.tokens"
 	ReasonBudgetSpend         = "budget.spend"
 	ReasonSecret              = "secret.binding_failed"
+	ReasonUndeclared          = "secret.undeclared" // reference not declared for this provider (gate.credentials)
 	ReasonUpstream            = "upstream.error"
 	ReasonEcho                = "upstream.credential_echo" // a response carried the real credential or a credential format: withheld
 	ReasonUnavailable         = "gate.unavailable"         // ledger failure: fail closed

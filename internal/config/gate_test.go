@@ -1,0 +1,86 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/coagent8/coagent8/internal/fault"
+)
+
+// syntheticAnthropicKey is a credential-shaped canary built at run time.
+func syntheticAnthropicKey() string { return "sk-ant-api03-" + strings.Repeat("L", 40) + "AA" }
+
+// TestLiteralCredentialRefusesTheFile: a literal credential anywhere in
+// config.json refuses the whole file, naming the key path with the value
+// redacted (R-100; issue 18 scope 3); references load.
+func TestLiteralCredentialRefusesTheFile(t *testing.T) {
+	key := syntheticAnthropicKey()
+	tests := []struct {
+		name, body, wantKey string
+	}{
+		{"credential as the gate reference", `{"gate":{"credentials":{"anthropic":"` + key + `"}}}`, "gate.credentials.anthropic"},
+		{"credential in a verify argument", `{"verify":{"commands":[["/bin/echo","x","` + key + `"]]}}`, "verify.commands[0][2]"},
+		{"credential in an unknown key", `{"notes":{"deploy":"token ` + key + `"}}`, "notes.deploy"},
+		{"github token in egress", `{"egress":{"labels":[{"name":"ghp_` + strings.Repeat("a", 36) + `"}]}}`, "egress.labels[0].name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := LoadFile(writeConfig(t, tt.body))
+			fe := fault.From(err)
+			if fe == nil || fe.Reason != "config.literal_credential" || fe.Details["key"] != tt.wantKey {
+				t.Fatalf("LoadFile error %v, want config.literal_credential naming %s", err, tt.wantKey)
+			}
+			if strings.Contains(err.Error(), strings.Repeat("L", 20)) || strings.Contains(err.Error(), strings.Repeat("a", 20)) {
+				t.Errorf("error quotes the credential: %v", err)
+			}
+			if !strings.Contains(err.Error(), "REDACTED") {
+				t.Errorf("error does not show the redacted value: %v", err)
+			}
+			if _, gerr := f.GateCredentials(); gerr == nil {
+				t.Error("GateCredentials usable from a refused file")
+			}
+			if f.GovernanceErr() == nil {
+				t.Error("governance usable from a refused file")
+			}
+		})
+	}
+}
+
+// TestGateCredentials: gate.credentials maps providers to references;
+// anything else is refused naming the key.
+func TestGateCredentials(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       map[string]string
+		wantKey    string
+	}{
+		{"absent", `{}`, nil, ""},
+		{"both providers", `{"gate":{"credentials":{"anthropic":"env:ANTHROPIC_API_KEY","openai":"file:/run/keys/openai"}}}`,
+			map[string]string{"anthropic": "env:ANTHROPIC_API_KEY", "openai": "file:/run/keys/openai"}, ""},
+		{"unknown provider", `{"gate":{"credentials":{"gemini":"env:G"}}}`, nil, "gate.credentials.gemini"},
+		{"not a reference", `{"gate":{"credentials":{"anthropic":"hunter2"}}}`, nil, "gate.credentials.anthropic"},
+		{"unknown gate key", `{"gate":{"upstreams":{}}}`, nil, "gate.upstreams"},
+		{"not an object", `{"gate":"env:X"}`, nil, "gate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _ := LoadFile(writeConfig(t, tt.body))
+			got, err := f.GateCredentials()
+			var ke *KeyError
+			switch {
+			case tt.wantKey == "" && err != nil:
+				t.Fatalf("GateCredentials: %v", err)
+			case tt.wantKey != "" && (!errors.As(err, &ke) || ke.Key != tt.wantKey):
+				t.Fatalf("GateCredentials error %v, want one naming %s", err, tt.wantKey)
+			}
+			if tt.wantKey == "" && len(tt.want) > 0 {
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("credentials (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}

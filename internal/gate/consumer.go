@@ -1,0 +1,48 @@
+package gate
+
+import (
+	"fmt"
+
+	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/secret"
+)
+
+// checkCredentials validates [Options.Credentials]: known providers and
+// non-zero references only.
+func checkCredentials(c map[Provider]secret.Ref) error {
+	for p, ref := range c {
+		if _, err := ParseProvider(string(p)); err != nil {
+			return err
+		}
+		if ref.IsZero() {
+			return fault.New(fault.InvalidInput, "gate.credentials", "empty credential reference for "+string(p))
+		}
+	}
+	return nil
+}
+
+// consumer checks that s names the credential declared for its provider,
+// or fills it in (issue 18 scope 3, R-101): a grant cannot point the
+// gate at an arbitrary file or variable. A refusal is a security event
+// naming the reference, never a value.
+func (g *Gate) consumer(s *Spec) error {
+	if g.opts.Credentials == nil && !s.Secret.IsZero() {
+		return nil // declares nothing: the grant is inert (resolve refuses)
+	}
+	declared, ok := g.opts.Credentials[s.Provider]
+	switch {
+	case ok && (s.Secret.IsZero() || s.Secret == declared):
+		s.Secret = declared
+		return nil
+	case !ok:
+		return g.undeclared(s, fmt.Sprintf("no credential is declared for %s: set gate.credentials.%s in config.json to a reference (env:NAME or file:/abs/path)", s.Provider, s.Provider))
+	}
+	return g.undeclared(s, fmt.Sprintf("the grant names %s, but gate.credentials.%s declares another reference: a grant can only use the declared credential", s.Secret, s.Provider))
+}
+
+func (g *Gate) undeclared(s *Spec, msg string) error {
+	g.record(event.Event{Type: event.TypeRefusal, Code: string(fault.PolicyDenied), Reason: ReasonUndeclared,
+		Backend: string(s.Provider), Detail: "secret reference " + s.Secret.String(), IDs: map[string]string{"job": s.Job}})
+	return fault.New(fault.PolicyDenied, ReasonUndeclared, msg)
+}
