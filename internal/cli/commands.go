@@ -13,5 +13,6 @@ func subcommands(a *app) []*cobra.Command {
 		newRedactCmd(a),
 		newSandboxCmd(a),
 		newAuditCmd(a),
+		newOperatorCmd(a),
 	}
 }

@@ -1,0 +1,80 @@
+package operator
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/secret"
+)
+
+func TestOperatorCredentialCreatedOnceAndRecoverable(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	c1, created, err := LoadOrCreateCredential(dir)
+	if err != nil || !created {
+		t.Fatalf("first start: created %v, err %v", created, err)
+	}
+	c2, created, err := LoadOrCreateCredential(dir)
+	if err != nil || created {
+		t.Fatalf("second start: created %v, err %v", created, err)
+	}
+	c3, err := ReadCredential(dir)
+	if err != nil || !c1.Password().Equal(c2.Password()) || !c1.Password().Equal(c3.Password()) {
+		t.Fatalf("credential changed or unreadable: %v", err)
+	}
+	if n := len(c1.Password().Reveal()); n != 43 {
+		t.Errorf("password length %d, want 43 (32 bytes base64url)", n)
+	}
+	if runtime.GOOS != "windows" {
+		st, _ := os.Stat(filepath.Join(dir, CredentialFile))
+		if st.Mode().Perm() != 0o600 {
+			t.Errorf("mode %v, want 0600", st.Mode().Perm())
+		}
+	}
+	if s := fmt.Sprintf("%v %+v %s", c1, c1, c1.Password()); strings.Contains(s, c1.Password().Reveal()) {
+		t.Errorf("credential printed: %s", s)
+	}
+	if fmt.Sprint(c1.Password()) != secret.Placeholder {
+		t.Errorf("password prints as %q", fmt.Sprint(c1.Password()))
+	}
+}
+
+func TestOperatorCredentialRefusedWhenWeakOrLoose(t *testing.T) {
+	for _, tc := range []struct {
+		name, content string
+		mode          os.FileMode
+		reason        string
+	}{
+		{"weak", "password123\n", 0o600, "operator.credential_weak"},
+		{"short random", "c2hvcnQ\n", 0o600, "operator.credential_weak"},
+		{"loose mode", strings.Repeat("A", 43) + "\n", 0o644, "operator.credential_mode"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.mode != 0o600 && runtime.GOOS == "windows" {
+				return // no POSIX modes there; covered on Linux
+			}
+			dir := t.TempDir()
+			path := filepath.Join(dir, CredentialFile)
+			os.WriteFile(path, []byte(tc.content), tc.mode)
+			os.Chmod(path, tc.mode)
+			_, _, err := LoadOrCreateCredential(dir)
+			if !fault.HasCode(err, fault.InvalidInput) || fault.From(err).Reason != tc.reason {
+				t.Fatalf("err = %v, want %s", err, tc.reason)
+			}
+			if b, _ := os.ReadFile(path); string(b) != tc.content {
+				t.Error("the file was rewritten")
+			}
+		})
+	}
+}
+
+func TestOperatorNewValidates(t *testing.T) {
+	_, err := New(t.Context(), Options{StateDir: "relative"})
+	if !fault.HasCode(err, fault.InvalidInput) {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,73 @@
+package operator
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// samplePath turns a route pattern into a concrete request.
+func samplePath(pattern string) (method, path string) {
+	method, path, _ = strings.Cut(pattern, " ")
+	path = strings.NewReplacer("{$}", "", "{id}", "c1", "{action}", "stop", "{file}", "app.css").Replace(path)
+	return method, path
+}
+
+// TestOperatorEveryRouteBehindTheChain is R-093: every route of the table
+// refuses a request without the credential, a wrong Host and a foreign
+// unsafe request; there is no exception.
+func TestOperatorEveryRouteBehindTheChain(t *testing.T) {
+	ts := start(t, Options{})
+	for _, rt := range routeTable {
+		method, path := samplePath(rt.pattern)
+		t.Run(rt.pattern, func(t *testing.T) {
+			if got := ts.do(t, req{method: method, path: path}); got.status != http.StatusUnauthorized {
+				t.Errorf("no credential: status %d", got.status)
+			}
+			if got := ts.do(t, req{method: method, path: path, auth: true, host: "rebind.example:" + portOf(ts)}); got.status != http.StatusMisdirectedRequest {
+				t.Errorf("wrong Host: status %d", got.status)
+			}
+			if method == http.MethodPost {
+				r := ts.post(path)
+				r.header["Origin"] = "https://evil.example"
+				if got := ts.do(t, r); got.status != http.StatusForbidden {
+					t.Errorf("foreign Origin: status %d", got.status)
+				}
+			}
+		})
+	}
+}
+
+// TestOperatorNoHiddenRoutes: no job-queue admin, no former stop
+// route, templates are not served.
+func TestOperatorNoHiddenRoutes(t *testing.T) {
+	ts := start(t, Options{})
+	for _, r := range []req{{path: "/admin/queue"}, {path: "/admin"}, {path: "/assets/layout.html"}, {path: "/doc.go"}, {path: "/assets/doc.go"},
+		{method: http.MethodPost, path: "/stop"}, {method: http.MethodPost, path: "/api/stop"}, {path: "/debug/pprof/"}} {
+		r.auth = true
+		if r.method == http.MethodPost {
+			r = ts.post(r.path)
+		}
+		if got := ts.do(t, r); got.status != http.StatusNotFound && got.status != http.StatusMethodNotAllowed {
+			t.Errorf("%s %s: status %d, want 404", r.method, r.path, got.status)
+		}
+	}
+}
+
+func TestOperatorLifecycleRefused(t *testing.T) {
+	ts := start(t, Options{})
+	for _, action := range lifecycleActions {
+		got := ts.do(t, ts.post("/lifecycle/"+action))
+		if got.status != http.StatusConflict || !strings.Contains(got.body, "LIFECYCLE_UNAVAILABLE") ||
+			!strings.Contains(got.body, "lifecycle.unqualified") {
+			t.Errorf("%s: status %d body %.300q", action, got.status, got.body)
+		}
+	}
+	if !contains(ts.refusals(), "lifecycle.unqualified") {
+		t.Errorf("no security event for the lifecycle refusal; have %v", ts.refusals())
+	}
+	page := ts.do(t, req{path: "/", auth: true})
+	if !strings.Contains(page.body, "LIFECYCLE_UNAVAILABLE") {
+		t.Error("the overview does not say lifecycle actions are unavailable")
+	}
+}
