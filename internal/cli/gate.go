@@ -23,7 +23,7 @@ import (
 func newGateCmd(a *app) *cobra.Command {
 	c := &cobra.Command{Use: "gate", Short: "Provider gate: phantom-credential grants and the local gate server"}
 	c.AddCommand(newGateServeCmd(a), newGateGrantCmd(a), newGateIDCmd(a, "inspect"),
-		newGateIDCmd(a, "revoke"), newGateIDCmd(a, "settle"))
+		newGateRevokeCmd(a), newGateIDCmd(a, "settle"))
 	return c
 }
 

@@ -234,6 +234,9 @@ func (g *Gate) deny(w http.ResponseWriter, r *http.Request, a *admission, reason
 	e.Code = string(fault.PolicyDenied)
 	g.refused.add(reason)
 	g.record(e)
+	if s := g.signalOf(r, a, reason); s != "" {
+		g.contain(a, s)
+	}
 	writeGateError(w, status(reason), reason)
 }
 

@@ -29,6 +29,12 @@ func TestDenials(t *testing.T) {
 	poor := spec(Anthropic)
 	poor.MaxSpend = 1
 	_, poorSpend := f.grant(poor)
+	// Route refusals with a live phantom are containment signals that
+	// revoke the whole job (TestContainmentSignals): they use a job of
+	// their own.
+	routeSpec := spec(Anthropic)
+	routeSpec.Job = "job-route"
+	_, routePhantom := f.grant(routeSpec)
 	time.Sleep(5 * time.Millisecond)
 	body := `{"model":"` + gr.Model + `","max_tokens":10,"stream":true}`
 
@@ -39,10 +45,10 @@ func TestDenials(t *testing.T) {
 		wantReason               string
 	}{
 		{"websocket upgrade", "GET", "/v1/responses", "", map[string]string{"Upgrade": "websocket", "Connection": "Upgrade", "Authorization": "Bearer " + oaiPhantom}, 403, ReasonUpgrade},
-		{"path outside allowlist", "POST", "/v1/complete", body, map[string]string{"X-Api-Key": phantom}, 404, ReasonRoute},
-		{"GET on admitted path", "GET", "/v1/messages", "", map[string]string{"X-Api-Key": phantom}, 404, ReasonRoute},
-		{"encoded path", "POST", "/v1/%6Dessages", body, map[string]string{"X-Api-Key": phantom}, 403, ReasonPathForm},
-		{"dot segment", "POST", "/v1/x/../messages", body, map[string]string{"X-Api-Key": phantom}, 403, ReasonPathForm},
+		{"path outside allowlist", "POST", "/v1/complete", body, map[string]string{"X-Api-Key": routePhantom}, 404, ReasonRoute},
+		{"GET on admitted path", "GET", "/v1/messages", "", map[string]string{"X-Api-Key": routePhantom}, 404, ReasonRoute},
+		{"encoded path", "POST", "/v1/%6Dessages", body, map[string]string{"X-Api-Key": routePhantom}, 403, ReasonPathForm},
+		{"dot segment", "POST", "/v1/x/../messages", body, map[string]string{"X-Api-Key": routePhantom}, 403, ReasonPathForm},
 		{"no credential", "POST", "/v1/messages", body, nil, 401, ReasonNoCredential},
 		{"two credentials", "POST", "/v1/messages", body, map[string]string{"X-Api-Key": phantom, "Authorization": "Bearer other"}, 401, ReasonAmbiguous},
 		{"real key instead of phantom", "POST", "/v1/messages", body, map[string]string{"X-Api-Key": realKey(Anthropic)}, 401, ReasonRealKey},
@@ -59,6 +65,7 @@ func TestDenials(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := len(f.anth.Requests()) + len(f.oai.Requests())
+			events := len(f.events.Events())
 			req, _ := http.NewRequest(tt.method, f.srv.URL+tt.path, strings.NewReader(tt.body))
 			for k, v := range tt.hdr {
 				req.Header.Set(k, v)
@@ -77,9 +84,9 @@ func TestDenials(t *testing.T) {
 			if after := len(f.anth.Requests()) + len(f.oai.Requests()); after != before {
 				t.Errorf("denied request reached the provider")
 			}
-			last := f.events.Events()[len(f.events.Events())-1]
-			if last.Reason != tt.wantReason || last.Code != "POLICY_DENIED" {
-				t.Errorf("event %+v, want refusal %q", last, tt.wantReason)
+			first := f.events.Events()[events]
+			if first.Reason != tt.wantReason || first.Code != "POLICY_DENIED" {
+				t.Errorf("event %+v, want refusal %q", first, tt.wantReason)
 			}
 		})
 	}

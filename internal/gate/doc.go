@@ -44,6 +44,11 @@
 // profile's credential formats; a match withholds it (guard.go, issue 18
 // scope 2).
 //
+// Containment (contain.go, issue 18 scope 6): a live phantom on an
+// unadmitted route, a credential in a request, or a phantom presented to
+// another job's gate revokes every grant of the job ([Gate.RevokeJob])
+// and records a [TypeCompromise] event.
+//
 // The gate listens on loopback unless given a TLS configuration, and
 // forwards only to HTTPS origins unless [Options.UnsafeAllowLoopbackUpstream]
 // is set (tests and benchmarks only).

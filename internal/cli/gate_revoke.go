@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"context"
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coagent8/coagent8/internal/gate"
+)
+
+// newGateRevokeCmd is `coagent8 gate revoke GRANT_ID | --job JOB`
+// (issue 18 scope 6): one grant, or every live grant of a job at once.
+// Either way the next request is denied and streams in flight are cut,
+// in a running `gate serve` within its watch interval (200 ms).
+func newGateRevokeCmd(a *app) *cobra.Command {
+	var job string
+	c := &cobra.Command{
+		Use:   "revoke GRANT_ID | --job JOB",
+		Short: "Revoke a grant, or every grant of a job: deny the next request and cut their streams",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case job != "" && len(args) == 0:
+				return a.gateRevokeJob(cmd.Context(), job)
+			case job == "" && len(args) == 1:
+				return a.gateByID(cmd.Context(), "revoke", args[0])
+			}
+			return usageError{errors.New("gate revoke wants a GRANT_ID or --job JOB (not both)")}
+		},
+	}
+	c.Flags().StringVar(&job, "job", "", "revoke every live grant of this job")
+	return c
+}
+
+func (a *app) gateRevokeJob(ctx context.Context, job string) error {
+	g, closeFn, err := a.openGate(ctx, gate.Options{}, noForwarding)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	ids, err := g.RevokeJob(ctx, job)
+	if err != nil {
+		return err
+	}
+	if ids == nil {
+		ids = []string{}
+	}
+	return a.printJSON(struct {
+		Job     string   `json:"job"`
+		Revoked []string `json:"revoked"`
+	}{job, ids})
+}
