@@ -6,14 +6,15 @@
 # - Go modules through the module proxy (go mod download).
 # - The pinned coding-agent CLIs from the npm registry into the git-ignored
 #   project folder .tools/ (no global install).
-# - Debian packages used by tests and benchmarks (only when run as root and
+# - Debian packages used by tests and benchmarks, including chromium for the
+#   operator dashboard's browser tests (only when run as root and
 #   a package is missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CLAUDE_VERSION=2.1.328
 CODEX_VERSION=0.169.0
-DEBIAN_PACKAGES=(git bubblewrap socat ripgrep nginx iproute2)
+DEBIAN_PACKAGES=(git bubblewrap socat ripgrep nginx iproute2 chromium)
 
 log() { printf 'install: %s\n' "$*" >&2; }
 
