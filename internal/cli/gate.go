@@ -182,7 +182,22 @@ func (a *app) gateByID(ctx context.Context, verb, id string) error {
 	if err != nil {
 		return err
 	}
-	return a.printJSON(gr)
+	if verb != "inspect" {
+		return a.printJSON(gr)
+	}
+	// inspect also lists the grant's transmission attempts (issue 18
+	// scope 4): state, decision evidence digest, reserved and charged.
+	as, err := g.Attempts(ctx, id)
+	if err != nil {
+		return err
+	}
+	if as == nil {
+		as = []gate.Attempt{}
+	}
+	return a.printJSON(struct {
+		gate.Grant
+		Attempts []gate.Attempt `json:"attempts"`
+	}{gr, as})
 }
 
 const gateServeLong = `Serve the provider gate on a loopback address.

@@ -63,7 +63,7 @@ func TestGateGrantInspectRevokeSettle(t *testing.T) {
 		t.Fatalf("grant output %q: %v", out, err)
 	}
 	code, out, _ = runGate(t, env, "inspect", g.ID)
-	if code != ExitOK || strings.Contains(out, g.Phantom) || !strings.Contains(out, `"state": "live"`) {
+	if code != ExitOK || strings.Contains(out, g.Phantom) || !strings.Contains(out, `"state": "live"`) || !strings.Contains(out, `"attempts": []`) {
 		t.Errorf("inspect: %d %s", code, out)
 	}
 	if code, out, _ = runGate(t, env, "revoke", g.ID); code != ExitOK || !strings.Contains(out, `"state": "revoked"`) {

@@ -25,9 +25,11 @@ type Begin func(ctx context.Context) (*sql.Tx, error)
 
 // Joint is the caller's share of a joint admission: it runs inside the
 // claim's write transaction, after the disclosure capacity was claimed,
-// with the exact bytes to send. A non-nil error rolls the claim back with
-// the caller's own writes.
-type Joint func(ctx context.Context, tx *sql.Tx, wire []byte) error
+// with the exact bytes to send and the decision's EvidenceDigest@1 (the
+// opaque, exportable form the ledger records; issue 18 scope 4: each
+// transmission attempt names its own decision). A non-nil error rolls the
+// claim back with the caller's own writes.
+type Joint func(ctx context.Context, tx *sql.Tx, wire []byte, decision string) error
 
 // Joins reports whether [Decider.SealJoint] can run on transactions of
 // db: the decider's ledger claims inside a caller's transaction and lives
@@ -71,7 +73,7 @@ func (d *Decider) SealJoint(ctx context.Context, t Transmission, begin Begin, jo
 		tx.Rollback() // before the refusal record, which writes on its own
 		return nil, d.refuse(ctx, dec, claimReason(err))
 	}
-	if err := joint(ctx, tx, wire); err != nil {
+	if err := joint(ctx, tx, wire, rec.Evidence); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(); err != nil {

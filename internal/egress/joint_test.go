@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -46,7 +47,10 @@ func TestSealJoint(t *testing.T) {
 			began := false
 			begin := func(ctx context.Context) (*sql.Tx, error) { began = true; return f.db.SQL().BeginTx(ctx, nil) }
 			var sawWire []byte
-			joint := func(ctx context.Context, tx *sql.Tx, wire []byte) error {
+			joint := func(ctx context.Context, tx *sql.Tx, wire []byte, decision string) error {
+				if !strings.HasPrefix(decision, "ed1:") {
+					t.Errorf("joint got decision %q, want an evidence digest", decision)
+				}
 				// The claim is visible inside the transaction.
 				var used int64
 				if err := tx.QueryRowContext(ctx, `SELECT used_uses FROM egress_account`).Scan(&used); err != nil || used != 1 {

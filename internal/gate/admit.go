@@ -20,7 +20,9 @@ type admission struct {
 	grant    Grant // immutable binding
 	wire     wire  // the headers that go upstream, and the dropped names
 	body     []byte
-	rid      int64 // reservation id; 0 on unmetered routes
+	rid      int64        // reservation (= attempt) id; 0 on unmetered routes
+	decision string       // the egress decision's EvidenceDigest@1 ("" without a joint decider)
+	sentAt   atomic.Int64 // Unix ns when the request headers were written upstream; 0 = not sent
 	reserved Amount
 	real     secret.Value
 	ctx      context.Context // detached from the client; cut by flight.cancel
@@ -160,7 +162,7 @@ func (g *Gate) reserveIn(ctx context.Context, tx *sql.Tx, a *admission) string {
 	if !a.route.Metered {
 		return g.checkLive(ctx, tx, a)
 	}
-	rid, reason, err := g.ledger.reserveTx(ctx, tx, a.grant.ID, a.reserved, g.opts.Now())
+	rid, reason, err := g.ledger.reserveTx(ctx, tx, a.grant.ID, a.reserved, g.opts.Now(), a.decision)
 	if err != nil {
 		return ReasonUnavailable
 	}

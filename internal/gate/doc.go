@@ -29,6 +29,10 @@
 //     like the body (issue 18 scope 1);
 //  7. meters the streamed usage (Anthropic message_start/message_delta,
 //     OpenAI response.completed) and settles the reservation with it.
+//     Each reservation is one transmission attempt ([Attempt]: decided,
+//     completed, not_sent, uncertain; issue 18 scope 4) naming its own
+//     egress decision; an attempt lost after its first byte is charged in
+//     full unless the provider's usage arrived.
 //
 // # Security model
 //

@@ -75,8 +75,9 @@ func (g *Gate) sealJoint(ctx context.Context, t egress.Transmission, a *admissio
 		return tx, err
 	}
 	var refused string
-	joint := func(ctx context.Context, tx *sql.Tx, wire []byte) error {
+	joint := func(ctx context.Context, tx *sql.Tx, wire []byte, decision string) error {
 		g.sized(a, wire)
+		a.decision = decision
 		if refused = g.reserveIn(ctx, tx, a); refused != "" {
 			return errRefused // rolls the egress claim back too
 		}

@@ -3,16 +3,16 @@ package gate
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/http/httputil"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/coagent8/coagent8/internal/event"
 )
@@ -61,7 +61,13 @@ func rewrite(pr *httputil.ProxyRequest, origin *url.URL) {
 		pr.Out.ContentLength = int64(len(a.body))
 		pr.Out.Header.Set("Content-Length", strconv.Itoa(len(a.body)))
 	}
-	pr.Out = pr.Out.WithContext(a.ctx)
+	pr.Out = pr.Out.WithContext(httptrace.WithClientTrace(a.ctx, a.trace()))
+}
+
+// trace notes when the request's first bytes (its headers) were written
+// upstream: the attempt is then sent.
+func (a *admission) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{WroteHeaders: func() { a.sentAt.CompareAndSwap(0, time.Now().UnixNano()) }}
 }
 
 // scrub redacts s for the diagnostic log: the real credential literally,
@@ -78,14 +84,12 @@ func (g *Gate) scrub(s string, a *admission) string {
 // anything later may have reached the provider and is charged in full.
 func (g *Gate) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
 	a := r.Context().Value(admKey{}).(*admission)
-	var op *net.OpError
-	outcome := OutcomeCut
-	if errors.As(err, &op) && op.Op == "dial" {
-		outcome = OutcomeNotSent
-	}
-	charge := a.reserved
-	if outcome == OutcomeNotSent {
-		charge = Amount{}
+	// Not a byte written (dial, TLS, a refused connection): nothing
+	// reached the provider. After the first byte the effect is uncertain
+	// and charged in full (issue 18 scope 4).
+	outcome, charge := OutcomeLost, a.reserved
+	if a.sentAt.Load() == 0 {
+		outcome, charge = OutcomeNotSent, Amount{}
 	}
 	g.record(g.eventOf(a, event.TypeDecision, ReasonUpstream, g.scrub(err.Error(), a)))
 	g.settle(a, charge, outcome)
@@ -98,11 +102,18 @@ func (g *Gate) settle(a *admission, charged Amount, out Outcome) {
 	if a.rid == 0 {
 		return
 	}
-	err := g.ledger.settle(context.Background(), a.rid, a.grant.ID, a.reserved, charged, out, g.opts.Now())
+	sent := a.sentAt.Load()
+	err := g.ledger.settle(context.Background(), a.rid, a.grant.ID, a.reserved, charged, out, sent, g.opts.Now())
 	detail := fmt.Sprintf("reserved_tokens=%d reserved_nano_usd=%d charged_tokens=%d charged_nano_usd=%d",
 		a.reserved.Tokens, a.reserved.Spend, charged.Tokens, charged.Spend)
 	if err != nil {
 		detail += " ledger_error=" + g.opts.Redactor.String(err.Error())
 	}
-	g.record(g.eventOf(a, event.TypeDecision, "settled."+string(out), detail))
+	e := g.eventOf(a, event.TypeDecision, "settled."+string(out), detail)
+	e.Rule = "gate.attempt " + string(attemptOf(out, sent != 0))
+	e.IDs["attempt"] = strconv.FormatInt(a.rid, 10)
+	if a.decision != "" {
+		e.IDs["decision"] = a.decision
+	}
+	g.record(e)
 }

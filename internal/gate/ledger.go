@@ -46,6 +46,16 @@ CREATE INDEX gate_reservations_open ON gate_reservations(grant_id) WHERE settled
 -- eight WAL pages a request wrote (issue 9 benchmark, 10-20 % of the
 -- gate's SQLite time). Reservations are found by id.
 DROP INDEX IF EXISTS gate_reservations_open;
+`}, {Version: 3, SQL: `
+-- Issue 18 scope 4: a reservation is one transmission attempt. attempt is
+-- decided (admitted, in flight or never settled), completed, not_sent
+-- (failed before its first byte) or uncertain (the connection was lost
+-- after the first byte, or the gate cut it: charged in full unless the
+-- provider's usage arrived); decision is the egress decision's
+-- EvidenceDigest@1; sent_at when the request headers were written.
+ALTER TABLE gate_reservations ADD COLUMN attempt TEXT NOT NULL DEFAULT 'decided';
+ALTER TABLE gate_reservations ADD COLUMN decision TEXT NOT NULL DEFAULT '';
+ALTER TABLE gate_reservations ADD COLUMN sent_at INTEGER;
 `}}
 
 // ledger keeps grants and reservations in the shared SQLite database.

@@ -19,14 +19,18 @@ type meteredBody struct {
 	a    *admission
 	m    meter
 	eof  bool
+	lost bool // upstream failed mid-body (not a cut of the gate's own)
 	once sync.Once
 }
 
 func (b *meteredBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	b.m.write(p[:n])
-	if err == io.EOF {
+	switch {
+	case err == io.EOF:
 		b.eof = true
+	case err != nil && b.a.ctx.Err() == nil:
+		b.lost = true
 	}
 	return n, err
 }
@@ -102,6 +106,9 @@ func (b *meteredBody) charge() (Amount, Outcome) {
 	}
 	if errors.Is(context.Cause(a.ctx), errCut) || a.ctx.Err() != nil {
 		return a.reserved, OutcomeCut
+	}
+	if b.lost {
+		return a.reserved, OutcomeLost // uncertain: no usage arrived to reconcile it
 	}
 	return a.reserved, OutcomeNoUsage
 }

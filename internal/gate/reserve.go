@@ -19,7 +19,7 @@ type Amount struct {
 // transaction of its own before).
 func (l *ledger) reserve(ctx context.Context, id string, amt Amount, now time.Time) (rid int64, reason string, err error) {
 	err = l.w.write(ctx, func(tx *sql.Tx) error {
-		rid, reason, err = l.reserveTx(ctx, tx, id, amt, now)
+		rid, reason, err = l.reserveTx(ctx, tx, id, amt, now, "")
 		if err == nil && reason != "" {
 			err = errRefused // roll back; nothing was written anyway
 		}
@@ -39,7 +39,7 @@ var errRefused = errors.New("refused")
 // admissions serialise on the database write lock and can never pass
 // against the same remaining budget. It returns the reservation id, or
 // "" and the denial reason (then tx holds no write of it).
-func (l *ledger) reserveTx(ctx context.Context, tx *sql.Tx, id string, amt Amount, now time.Time) (int64, string, error) {
+func (l *ledger) reserveTx(ctx context.Context, tx *sql.Tx, id string, amt Amount, now time.Time, decision string) (int64, string, error) {
 	res, err := tx.StmtContext(ctx, l.st.reserve).ExecContext(ctx, amt.Tokens, amt.Spend, id, now.UnixNano())
 	if err != nil {
 		return 0, "", fmt.Errorf("reserve: %w", err)
@@ -48,7 +48,7 @@ func (l *ledger) reserveTx(ctx context.Context, tx *sql.Tx, id string, amt Amoun
 		reason, err := l.whyNot(ctx, tx, id, amt, now)
 		return 0, reason, err
 	}
-	res, err = tx.StmtContext(ctx, l.st.book).ExecContext(ctx, id, now.UnixNano(), amt.Tokens, amt.Spend)
+	res, err = tx.StmtContext(ctx, l.st.book).ExecContext(ctx, id, now.UnixNano(), amt.Tokens, amt.Spend, decision)
 	if err != nil {
 		return 0, "", fmt.Errorf("reserve: %w", err)
 	}
@@ -91,15 +91,20 @@ const (
 	OutcomeNotSent   Outcome = "not_sent"  // nothing reached the provider
 	OutcomeOverdrawn Outcome = "overdrawn" // usage above the reservation: charged as reported
 	OutcomeWithheld  Outcome = "withheld"  // response withheld (credential echo): full reservation
+	OutcomeLost      Outcome = "lost"      // connection lost after the first byte, no usage: full reservation
 )
 
 // settle replaces reservation rid — of grant gid, holding reserved — by
 // the charged amount, once, in one write transaction on the writer. A
 // second call is a no-op.
-func (l *ledger) settle(ctx context.Context, rid int64, gid string, reserved, charged Amount, out Outcome, now time.Time) error {
+func (l *ledger) settle(ctx context.Context, rid int64, gid string, reserved, charged Amount, out Outcome, sent int64, now time.Time) error {
+	var sentAt any
+	if sent != 0 {
+		sentAt = sent
+	}
 	err := l.w.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.StmtContext(ctx, l.st.settle).ExecContext(ctx, now.UnixNano(), out, charged.Tokens, charged.Spend,
-			rid, gid, reserved.Tokens, reserved.Spend)
+			attemptOf(out, sent != 0), sentAt, rid, gid, reserved.Tokens, reserved.Spend)
 		if err != nil {
 			return err
 		}

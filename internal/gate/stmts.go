@@ -30,11 +30,11 @@ func (s *stmts) prepare(ctx context.Context, db *sql.DB) error {
 			AND tokens + reserved_tokens + ?1 <= max_tokens AND spend + reserved_spend + ?2 <= max_spend`},
 		// Exec and LastInsertId rather than RETURNING: a result set costs
 		// database/sql a Rows and a goroutine per call.
-		{&s.book, `INSERT INTO gate_reservations (grant_id, created_at, tokens, spend) VALUES (?, ?, ?, ?)`},
+		{&s.book, `INSERT INTO gate_reservations (grant_id, created_at, tokens, spend, decision) VALUES (?, ?, ?, ?, ?)`},
 		// The reservation row must still be open and hold exactly what the
 		// caller says it reserved; the grant's counters move by that.
 		{&s.settle, `UPDATE gate_reservations SET settled_at = ?, outcome = ?, settled_tokens = ?,
-			settled_spend = ? WHERE id = ? AND settled_at IS NULL AND grant_id = ? AND tokens = ? AND spend = ?`},
+			settled_spend = ?, attempt = ?, sent_at = ? WHERE id = ? AND settled_at IS NULL AND grant_id = ? AND tokens = ? AND spend = ?`},
 		{&s.release, `UPDATE gate_grants SET reserved_tokens = reserved_tokens - ?,
 			reserved_spend = reserved_spend - ?, tokens = tokens + ?, spend = spend + ? WHERE id = ?`},
 	} {

@@ -64,6 +64,10 @@ func (a *Anthropic) messages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep := a.reply()
+	if rep.DropBeforeAnswer {
+		hangUp(w)
+		return
+	}
 	if rep.Status != 0 && rep.Status != http.StatusOK {
 		writeError(w, rep, rec)
 		return
@@ -126,7 +130,7 @@ func (a *Anthropic) whole(w http.ResponseWriter, rep Reply, model, cred string) 
 // message_start carries a provisional output_tokens of 1; message_delta
 // carries the cumulative final usage (notes/gate.md §3).
 func (a *Anthropic) stream(w http.ResponseWriter, rep Reply, model, cred string) bool {
-	s := newSSE(w, rep.ChunkDelay)
+	s := newSSE(w, rep)
 	_, out := rep.usage()
 	s.event("message_start", js(map[string]any{"type": "message_start",
 		"message": message(model, []any{}, nil, rep.anthropicUsage(1))}))

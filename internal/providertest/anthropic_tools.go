@@ -54,7 +54,7 @@ func (a *Anthropic) toolUse(w http.ResponseWriter, r *http.Request, tu ToolUse) 
 	json.Unmarshal(rec.Body, &req)
 	input, _ := json.Marshal(tu.Input)
 	usage := Reply{}.anthropicUsage(5)
-	s := newSSE(w, 0)
+	s := newSSE(w, Reply{})
 	s.event("message_start", js(map[string]any{"type": "message_start",
 		"message": message(a.model(req.Model), []any{}, nil, Reply{}.anthropicUsage(1))}))
 	s.event("content_block_start", js(map[string]any{"type": "content_block_start", "index": 0,

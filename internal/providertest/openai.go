@@ -52,6 +52,10 @@ func (o *OpenAI) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep := o.reply()
+	if rep.DropBeforeAnswer {
+		hangUp(w)
+		return
+	}
 	if rep.Status != 0 && rep.Status != http.StatusOK {
 		writeError(w, rep, rec)
 		return
@@ -106,7 +110,7 @@ func outputMessage(text, status string) map[string]any {
 // stream writes the Responses SSE answer and reports whether every event
 // was written. There is no "data: [DONE]" in this API.
 func (o *OpenAI) stream(w http.ResponseWriter, rep Reply, model, cred string) bool {
-	s := newSSE(w, rep.ChunkDelay)
+	s := newSSE(w, rep)
 	seq := 0
 	ev := func(name string, m map[string]any) {
 		m["type"], m["sequence_number"] = name, seq

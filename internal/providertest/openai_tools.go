@@ -54,7 +54,7 @@ func (o *OpenAI) functionCall(w http.ResponseWriter, r *http.Request, c Function
 	args, _ := json.Marshal(c.Arguments)
 	item := map[string]any{"id": "fc_test01", "type": "function_call", "status": "completed",
 		"call_id": "call_test01", "name": c.Name, "arguments": string(args)}
-	s := newSSE(w, 0)
+	s := newSSE(w, Reply{})
 	seq := 0
 	ev := func(name string, m map[string]any) {
 		m["type"], m["sequence_number"] = name, seq

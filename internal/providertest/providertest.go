@@ -2,6 +2,7 @@ package providertest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -54,6 +55,12 @@ type Reply struct {
 	EchoCredential bool
 	// Echo echoes the credential inside a 200 answer (see [Echo]).
 	Echo Echo
+	// DropAfterEvents, when positive, closes the connection abruptly after
+	// that many streamed events (the upstream dies after the first byte).
+	DropAfterEvents int
+	// DropBeforeAnswer closes the connection after reading the request,
+	// before any response byte.
+	DropBeforeAnswer bool
 }
 
 func (r Reply) text() string {
@@ -235,19 +242,35 @@ func writeError(w http.ResponseWriter, rep Reply, rec *Request) {
 type sse struct {
 	w     http.ResponseWriter
 	delay time.Duration
+	drop  int // hang up before event number drop (0 = never)
 	n     int
 	err   error
 }
 
-func newSSE(w http.ResponseWriter, delay time.Duration) *sse {
+func newSSE(w http.ResponseWriter, rep Reply) *sse {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	return &sse{w: w, delay: delay}
+	return &sse{w: w, delay: rep.ChunkDelay, drop: rep.DropAfterEvents}
+}
+
+var errDropped = errors.New("providertest: connection dropped as scripted")
+
+// hangUp closes the connection under w without finishing the response.
+func hangUp(w http.ResponseWriter) {
+	http.NewResponseController(w).Flush()
+	if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
+		c.Close()
+	}
 }
 
 func (s *sse) event(name, data string) {
 	if s.err != nil {
+		return
+	}
+	if s.drop > 0 && s.n == s.drop {
+		s.err = errDropped
+		hangUp(s.w)
 		return
 	}
 	if s.n > 0 && s.delay > 0 {

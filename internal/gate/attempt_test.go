@@ -1,0 +1,159 @@
+package gate
+
+import (
+	"context"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/coagent8/coagent8/internal/providertest"
+)
+
+// TestAttemptStates: each upstream attempt has its own record (issue 18
+// scope 4): completed when a response came back, not_sent (charged
+// nothing) when no byte was written, uncertain (charged its full
+// reservation) when the connection was lost after the first byte.
+func TestAttemptStates(t *testing.T) {
+	tests := []struct {
+		name        string
+		reply       providertest.Reply
+		deadUp      bool // the upstream port refuses connections
+		want        AttemptState
+		wantOutcome Outcome
+		wantCharged string // "none", "reservation" or "usage"
+	}{
+		{"clean stream", providertest.Reply{Chunks: 3}, false, AttemptCompleted, OutcomeUsage, "usage"},
+		{"upstream error status", providertest.Reply{Status: 500, Body: `{}`}, false, AttemptCompleted, OutcomeUpstream, "none"},
+		{"dies after the first byte", providertest.Reply{Chunks: 6, DropAfterEvents: 2}, false, AttemptUncertain, OutcomeLost, "reservation"},
+		{"dies after reading the request", providertest.Reply{DropBeforeAnswer: true}, false, AttemptUncertain, OutcomeLost, "reservation"},
+		{"connection refused", providertest.Reply{}, true, AttemptNotSent, OutcomeNotSent, "none"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, func(o *Options) {
+				if tt.deadUp {
+					o.Upstreams[Anthropic] = deadOrigin(t)
+				}
+			})
+			f.anth.Script(tt.reply)
+			gr, phantom := f.grant(spec(Anthropic))
+			resp := f.call(Anthropic, phantom, gr.Model, true)
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			g := f.settled(gr.ID)
+			as := attempts(t, f, gr.ID)
+			if len(as) != 1 {
+				t.Fatalf("%d attempts, want 1", len(as))
+			}
+			a := as[0]
+			if a.State != tt.want || a.Outcome != tt.wantOutcome {
+				t.Errorf("attempt %s/%s, want %s/%s", a.State, a.Outcome, tt.want, tt.wantOutcome)
+			}
+			if !strings.HasPrefix(a.Decision, "ed1:") {
+				t.Errorf("attempt decision %q, want an evidence digest", a.Decision)
+			}
+			if sent := !a.Sent.IsZero(); sent != (tt.want != AttemptNotSent) {
+				t.Errorf("sent at %v for a %s attempt", a.Sent, a.State)
+			}
+			want := map[string]Amount{"none": {}, "reservation": a.Reserved}[tt.wantCharged]
+			if tt.wantCharged != "usage" && a.Charged != want {
+				t.Errorf("charged %+v, want %s %+v", a.Charged, tt.wantCharged, want)
+			}
+			if tt.wantCharged == "usage" && (a.Charged.Tokens == 0 || a.Charged.Tokens >= a.Reserved.Tokens) {
+				t.Errorf("charged %+v, want the reported usage", a.Charged)
+			}
+			if g.Used.Tokens != a.Charged.Tokens {
+				t.Errorf("grant used %d tokens, attempt charged %d", g.Used.Tokens, a.Charged.Tokens)
+			}
+		})
+	}
+}
+
+// TestRetryIsANewAttempt: a client retry of identical bytes after an
+// uncertain attempt is a second attempt with its own, fresh decision;
+// both are charged (seed 001: every actual transmission settles a fresh
+// decision; an uncertain effect never silently becomes a new attempt).
+func TestRetryIsANewAttempt(t *testing.T) {
+	f := newFixture(t, nil)
+	f.anth.Script(providertest.Reply{Chunks: 6, DropAfterEvents: 2})
+	gr, phantom := f.grant(spec(Anthropic))
+	for range 2 {
+		resp := f.call(Anthropic, phantom, gr.Model, true)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	g := f.settled(gr.ID)
+	as := attempts(t, f, gr.ID)
+	if len(as) != 2 || as[0].Decision == as[1].Decision || as[0].ID == as[1].ID {
+		t.Fatalf("attempts %+v, want two with distinct decisions", as)
+	}
+	for _, a := range as {
+		if a.State != AttemptUncertain || a.Charged != a.Reserved {
+			t.Errorf("attempt %+v, want uncertain and charged in full", a)
+		}
+	}
+	if want := as[0].Charged.Spend + as[1].Charged.Spend; g.Used.Spend != want || g.Used.Requests != 2 {
+		t.Errorf("grant used %+v, want 2 requests and %d nano-USD", g.Used, want)
+	}
+	if n := disclosureUses(t, f); n != 2 {
+		t.Errorf("egress uses %d, want 2 (one decision per transmission)", n)
+	}
+}
+
+// TestConcurrentRetriesNeverOverspend: 200 concurrent retries against an
+// upstream that dies after the first byte of each: every admitted
+// attempt is uncertain and charged in full, and the spend budget is
+// never exceeded.
+func TestConcurrentRetriesNeverOverspend(t *testing.T) {
+	f := newFixture(t, nil)
+	f.anth.Script(providertest.Reply{Chunks: 4, DropAfterEvents: 2})
+	s := spec(Anthropic)
+	bodyLen := len(`{"model":"`+s.Model+`","max_tokens":1000,"stream":true,"messages":[{"role":"user","content":"`) + 2000 + len(`"}]}`)
+	one := reservation(bodyLen, 1000, *s.Price)
+	s.MaxSpend = one.Spend*20 + one.Spend/2
+	gr, phantom := f.grant(s)
+	var wg sync.WaitGroup
+	for range 200 {
+		wg.Go(func() {
+			resp := f.call(Anthropic, phantom, s.Model, true)
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		})
+	}
+	wg.Wait()
+	g := f.settled(gr.ID)
+	if g.Used.Spend > s.MaxSpend {
+		t.Errorf("spent %d > budget %d", g.Used.Spend, s.MaxSpend)
+	}
+	as := attempts(t, f, gr.ID)
+	if len(as) != 20 || g.Used.Requests != 20 {
+		t.Errorf("%d attempts, %d requests; want 20 (the budget's worth)", len(as), g.Used.Requests)
+	}
+	for _, a := range as {
+		if a.State != AttemptUncertain || a.Charged != a.Reserved {
+			t.Errorf("attempt %+v, want uncertain and charged in full", a)
+		}
+	}
+}
+
+func attempts(t *testing.T, f *fixture, id string) []Attempt {
+	t.Helper()
+	as, err := f.gate.Attempts(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return as
+}
+
+// deadOrigin is an http origin on 127.0.0.1 where nothing listens.
+func deadOrigin(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr
+}
