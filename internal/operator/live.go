@@ -54,6 +54,7 @@ func (s *Server) watch(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		s.trim.maybe(time.Now())
 		changed := s.tail.refresh()
 		if conn != nil {
 			var v int64

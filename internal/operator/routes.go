@@ -3,6 +3,7 @@ package operator
 import (
 	"net/http"
 	"net/netip"
+	"time"
 )
 
 // route is one entry of the route table. Every route is served only
@@ -38,7 +39,10 @@ var routeTable = []route{
 func (s *Server) Handler(ap netip.AddrPort) http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range routeTable {
-		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) { rt.handle(s, w, r) })
+		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
+			s.trim.touch(time.Now())
+			rt.handle(s, w, r)
+		})
 	}
 	return newGuard(ap, s.csrf, s.auth, s.rec).wrap(mux)
 }

@@ -65,6 +65,7 @@ type Server struct {
 	view  *views
 	hub   *hub
 	over  *overview
+	trim  trimmer
 }
 
 // New validates opts and opens the state database (created empty when
@@ -90,6 +91,12 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		tail: &eventTail{path: filepath.Join(opts.StateDir, "events.jsonl")}, hub: newHub()}
 	s.over = &overview{run: opts.Doctor, changed: s.hub.bump}
 	s.tail.refresh()
+	// Each SQLite connection keeps its own page cache (the integrity check
+	// at open fills one): idle connections are closed soon, so an idle
+	// dashboard holds one cache at most (issue 17: idle RSS).
+	db.SQL().SetMaxIdleConns(1)
+	db.SQL().SetConnMaxIdleTime(2 * time.Second)
+	s.trim.touch(opts.Now())
 	return s, nil
 }
 
