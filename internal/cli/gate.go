@@ -108,6 +108,12 @@ func newGateGrantCmd(a *app) *cobra.Command {
 	fl.Float64Var(&o.price.OutputPerMTok, "price-output", 0, "USD per million output tokens")
 	fl.Float64Var(&o.price.CacheWritePerMTok, "price-cache-write", 0, "USD per million cache-write tokens")
 	fl.Float64Var(&o.price.CacheReadPerMTok, "price-cache-read", 0, "USD per million cache-read tokens")
+	fl.Int64Var(&o.price.LongContextTokens, "price-long-context-tokens", 0,
+		"long-context tier: above this many input tokens (cache included) a request is priced at the --price-long-* rates (0 = no tier)")
+	fl.Float64Var(&o.price.LongInputPerMTok, "price-long-input", 0, "long-context tier: USD per million input tokens")
+	fl.Float64Var(&o.price.LongOutputPerMTok, "price-long-output", 0, "long-context tier: USD per million output tokens")
+	fl.Float64Var(&o.price.LongCacheWritePerMTok, "price-long-cache-write", 0, "long-context tier: USD per million cache-write tokens")
+	fl.Float64Var(&o.price.LongCacheReadPerMTok, "price-long-cache-read", 0, "long-context tier: USD per million cache-read tokens")
 	return c
 }
 

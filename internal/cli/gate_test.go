@@ -155,3 +155,30 @@ func TestGateRefusesLiteralInConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestGateGrantLongContextPrice: the long-context tier flags reach the
+// grant's stored price (issue 18 scope 5).
+func TestGateGrantLongContextPrice(t *testing.T) {
+	env := declaredEnv(t, "env:REAL_KEY")
+	code, out, errs := runGate(t, env, "grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j1",
+		"--max-requests", "1", "--max-tokens", "1000", "--max-usd", "1", "--price-input", "3", "--price-output", "15",
+		"--price-long-context-tokens", "200000", "--price-long-input", "6", "--price-long-output", "22.5")
+	if code != ExitOK {
+		t.Fatalf("grant: exit %d: %s", code, errs)
+	}
+	var g struct {
+		Price struct {
+			LongTokens int64   `json:"long_context_tokens"`
+			LongInput  float64 `json:"long_input_per_mtok"`
+			LongOutput float64 `json:"long_output_per_mtok"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &g); err != nil || g.Price.LongTokens != 200000 || g.Price.LongInput != 6 || g.Price.LongOutput != 22.5 {
+		t.Errorf("grant price %+v (%v), want the long-context tier", g.Price, err)
+	}
+	if code, _, _ := runGate(t, env, "grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j1",
+		"--max-requests", "1", "--max-tokens", "1000", "--max-usd", "1", "--price-input", "3",
+		"--price-long-context-tokens", "-1"); code != ExitUsage {
+		t.Errorf("negative threshold: exit %d, want %d", code, ExitUsage)
+	}
+}

@@ -32,6 +32,12 @@ type Config struct {
 	// DecisionTTLSeconds bounds how long a decision and its filter
 	// evidence stay valid before the first byte (default 30).
 	DecisionTTLSeconds int `json:"decision_ttl_seconds"`
+	// Recipients states facts about each provider as a recipient
+	// (retention, training use); absent facts are unknown.
+	Recipients map[string]RecipientFacts `json:"recipients,omitempty"`
+	// Requires makes the policy depend on recipient facts: a target whose
+	// facts are unknown or violate it is refused (issue 18 scope 5).
+	Requires *RecipientRequirements `json:"requires,omitempty"`
 }
 
 // LabelConfig gives paths (workspace globs, "**" for any depth) and

@@ -135,6 +135,9 @@ func (d *Decider) judge(st *state, t Transmission, now time.Time, dec *Decision)
 	if _, ok := st.p.purposes[t.Purpose]; !ok || eff.denied || t.Purpose == DiagnosticRecording {
 		return nil, nil, ReasonPurpose
 	}
+	if reason := st.p.recipientReason(pt.Provider); reason != "" {
+		return nil, nil, reason
+	}
 	if reason := judgeHeaders(st, eff, t.Headers); reason != "" {
 		return nil, nil, reason
 	}

@@ -144,6 +144,11 @@ func TestSendTimeVerification(t *testing.T) {
 			p.Origin = "https://echo.example"
 			x.Target = p
 		}, ReasonTargetMismatch},
+		{"custody route substituted", func(_ *fixture, x *Transmission, _ *[]byte) {
+			p := x.Target.(PortalTarget)
+			p.CustodyRoute = []byte("gate -> proxy.example -> api.anthropic.com")
+			x.Target = p
+		}, ReasonTargetMismatch},
 		{"origin canonical equal", func(_ *fixture, x *Transmission, _ *[]byte) {
 			p := x.Target.(PortalTarget)
 			p.Origin = "HTTPS://API.ANTHROPIC.COM:443"

@@ -23,6 +23,8 @@ type Policy struct {
 	labels            []label
 	purposes          map[Purpose]PurposeConfig
 	targets           []TargetRule
+	recipients        map[string]RecipientFacts
+	requires          *RecipientRequirements
 	ttl               time.Duration
 	revision          [32]byte
 }
@@ -60,7 +62,7 @@ func NewPolicy(c Config) (*Policy, error) {
 	} else if c.DecisionTTLSeconds > 0 {
 		p.ttl = time.Duration(c.DecisionTTLSeconds) * time.Second
 	}
-	for _, step := range []func(Config) error{p.categories, p.parseLabels, p.parsePurposes, p.parseTargets} {
+	for _, step := range []func(Config) error{p.categories, p.parseLabels, p.parsePurposes, p.parseTargets, p.parseRecipients} {
 		if err := step(c); err != nil {
 			return nil, bad("%s", err.Error())
 		}

@@ -170,3 +170,54 @@ func TestCapacitySurvivesRestartAndRename(t *testing.T) {
 		t.Errorf("raised ceiling: %v", err)
 	}
 }
+
+// TestRecipientFacts: a policy that depends on retention or training
+// facts refuses a target whose facts the configuration does not state
+// (egress.unknown_recipient_fact) or states against it
+// (egress.recipient_fact); without requirements nothing depends on them
+// (issue 18 scope 5).
+func TestRecipientFacts(t *testing.T) {
+	days := func(n int) *int { return &n }
+	yes, no := true, false
+	tests := []struct {
+		name     string
+		facts    map[string]RecipientFacts
+		requires *RecipientRequirements
+		want     string
+	}{
+		{"no requirement, no facts", nil, nil, ""},
+		{"retention required, unknown", nil, &RecipientRequirements{MaxRetentionDays: days(30)}, ReasonUnknownFact},
+		{"retention required, too long", map[string]RecipientFacts{"anthropic": {RetentionDays: days(90)}}, &RecipientRequirements{MaxRetentionDays: days(30)}, ReasonRecipientFact},
+		{"retention required, stated within", map[string]RecipientFacts{"anthropic": {RetentionDays: days(0)}}, &RecipientRequirements{MaxRetentionDays: days(30)}, ""},
+		{"no training, unknown", map[string]RecipientFacts{"anthropic": {RetentionDays: days(0)}}, &RecipientRequirements{NoTraining: true}, ReasonUnknownFact},
+		{"no training, trains", map[string]RecipientFacts{"anthropic": {TrainingUse: &yes}}, &RecipientRequirements{NoTraining: true}, ReasonRecipientFact},
+		{"no training, stated", map[string]RecipientFacts{"anthropic": {TrainingUse: &no}}, &RecipientRequirements{NoTraining: true}, ""},
+		{"facts of another provider do not count", map[string]RecipientFacts{"openai": {TrainingUse: &no}}, &RecipientRequirements{NoTraining: true}, ReasonUnknownFact},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := baseConfig()
+			c.Recipients, c.Requires = tt.facts, tt.requires
+			f := newFixture(t, c)
+			_, err := f.d.Seal(context.Background(), tx(t, "Public readme."))
+			if got := reasonOf(err); got != tt.want {
+				t.Errorf("got %q want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRecipientFactsValidated(t *testing.T) {
+	neg := -1
+	for name, c := range map[string]func(*Config){
+		"unknown provider":   func(c *Config) { c.Recipients = map[string]RecipientFacts{"gemini": {}} },
+		"negative retention": func(c *Config) { c.Recipients = map[string]RecipientFacts{"openai": {RetentionDays: &neg}} },
+		"negative maximum":   func(c *Config) { c.Requires = &RecipientRequirements{MaxRetentionDays: &neg} },
+	} {
+		cfg := baseConfig()
+		c(&cfg)
+		if _, err := NewPolicy(cfg); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}

@@ -10,6 +10,8 @@ const (
 	ReasonHeader          = "egress.header_content" // labelled content in a forwarded header (headers are never filtered)
 	ReasonLineage         = "egress.lineage_missing"
 	ReasonPurpose         = "egress.purpose"
+	ReasonUnknownFact     = "egress.unknown_recipient_fact" // the policy depends on a recipient fact the configuration does not state
+	ReasonRecipientFact   = "egress.recipient_fact"         // a stated recipient fact violates the policy's requirement
 	ReasonTargetKind      = "egress.target_unsupported"
 	ReasonTargetMismatch  = "egress.target_mismatch"
 	ReasonWireMismatch    = "egress.wire_mismatch"

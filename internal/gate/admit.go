@@ -135,9 +135,11 @@ func (g *Gate) bind(r *http.Request, a *admission) (string, string) {
 }
 
 // reservation is the worst case of a request: every body byte an input
-// token at the dearest input rate, plus the output limit.
+// token at the dearest input rate, plus the output limit — at the
+// long-context tier's rates when the body could exceed its threshold.
 func reservation(bodyLen int, output int64, p Price) Amount {
 	in := int64(bodyLen)
+	p = p.worst(in)
 	rate := max(p.InputPerMTok, p.CacheWritePerMTok, p.CacheReadPerMTok)
 	return Amount{Tokens: in + output, Spend: cost(in, rate) + cost(output, p.OutputPerMTok)}
 }

@@ -2,7 +2,9 @@ package gate
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"net/http"
 
@@ -101,7 +103,8 @@ func (g *Gate) transmission(r *http.Request, a *admission) egress.Transmission {
 	}
 	return egress.Transmission{Job: a.grant.Job, Purpose: egress.ProviderRequest, Method: r.Method,
 		Headers: a.wire.forward, Dropped: a.wire.dropped, JSON: true, Body: a.body, Target: egress.PortalTarget{Provider: string(a.route.Provider), Operation: a.route.Path,
-			Model: a.grant.Model, Origin: g.origins[a.route.Provider], RequestTarget: target}}
+			Model: a.grant.Model, Origin: g.origins[a.route.Provider], RequestTarget: target,
+			CustodyRoute: g.custody[a.route.Provider]}}
 }
 
 // egressReason is the denial reason of a decider error ("" for nil).
@@ -124,4 +127,15 @@ func (g *Gate) sized(a *admission, out []byte) {
 		a.reserved = reservation(len(out), req.outputLimit(a.grant.Ceiling), a.grant.Price)
 	}
 	a.body = out
+}
+
+// custodyRoute is the digest of the custody route to origin: the gate,
+// then each configured intermediary, then the origin, length-prefixed.
+func custodyRoute(intermediaries []string, origin string) []byte {
+	h := sha256.New()
+	for _, hop := range append(append([]string{"coagent8 custody v1", "coagent8-gate"}, intermediaries...), origin) {
+		h.Write(binary.BigEndian.AppendUint32(nil, uint32(len(hop))))
+		h.Write([]byte(hop))
+	}
+	return h.Sum(nil)
 }

@@ -1,9 +1,11 @@
 package gate
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -64,5 +66,29 @@ func TestCredentialInBodyRefused(t *testing.T) {
 	}
 	if g := f.settled(gr.ID); g.Used != (Counters{}) {
 		t.Errorf("refused request consumed the grant: %+v", g.Used)
+	}
+}
+
+// TestCustodyRouteBound: every transmission's target binds the custody
+// route gate → intermediaries → origin, and a configured intermediary
+// changes it (issue 18 scope 5).
+func TestCustodyRouteBound(t *testing.T) {
+	f := newFixture(t, nil)
+	origin := f.gate.origins[Anthropic]
+	proxied, err := New(context.Background(), Options{DB: f.db, Key: f.gate.opts.Key, Egress: f.egress,
+		Upstreams: f.gate.opts.Upstreams, UnsafeAllowLoopbackUpstream: true, Custody: []string{"https://egress-proxy.example"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxied.Close() })
+	a := &admission{route: routes[0], grant: Grant{Model: "m", Job: "j"}}
+	req := httptest.NewRequest("POST", "/v1/messages", nil)
+	d := f.gate.transmission(req, a).Target.(egress.PortalTarget)
+	p := proxied.transmission(req, a).Target.(egress.PortalTarget)
+	if !bytes.Equal(d.CustodyRoute, custodyRoute(nil, origin)) || len(d.CustodyRoute) != 32 {
+		t.Errorf("direct custody %x, want the digest of gate -> %s", d.CustodyRoute, origin)
+	}
+	if bytes.Equal(d.CustodyRoute, p.CustodyRoute) || d.Origin != p.Origin {
+		t.Error("an intermediary does not change the custody route (same origin)")
 	}
 }

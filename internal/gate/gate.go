@@ -58,6 +58,12 @@ type Options struct {
 	// Job, when set, restricts this gate to grants of that job (the
 	// per-job in-process gate).
 	Job string
+	// Custody names, in order, the intermediaries Transport sends through
+	// to reach the upstreams (a forwarding proxy's origin, say); nil = none,
+	// the gate connects to the origin itself. Every egress decision binds
+	// the custody route gate → intermediaries → origin (issue 18 scope 5,
+	// R-131), so a decision made for one route never admits another.
+	Custody []string
 	// Egress decides every POST body before it is forwarded
 	// (internal/egress, issue 10). Required: [New] refuses a nil decider
 	// with [ErrNoEgressDecider], so no body ever leaves undecided.
@@ -89,6 +95,7 @@ type Gate struct {
 	ledger  *ledger
 	joint   jointDecider        // nil: the decider cannot share the gate's transaction
 	origins map[Provider]string // checked at New; an egress target's origin
+	custody map[Provider][]byte // custody-route digest per provider
 	proxies map[Provider]*httputil.ReverseProxy
 	drains  chan struct{}
 	stop    context.CancelFunc
@@ -131,9 +138,10 @@ func New(ctx context.Context, opts Options) (*Gate, error) {
 	g := &Gate{opts: opts, ledger: l, drains: make(chan struct{}, opts.MaxDrains), done: make(chan struct{}),
 		bindings: map[string]Grant{}, flights: map[string]map[*flight]struct{}{}}
 	g.proxies = g.newProxies(origins)
-	g.origins = map[Provider]string{}
+	g.origins, g.custody = map[Provider]string{}, map[Provider][]byte{}
 	for p, u := range origins {
 		g.origins[p] = u.String()
+		g.custody[p] = custodyRoute(opts.Custody, u.String())
 	}
 	if j, ok := opts.Egress.(jointDecider); ok && j.Joins(opts.DB.SQL()) {
 		g.joint = j

@@ -39,11 +39,51 @@ const (
 
 // Price is a model's list price in USD per million tokens. A zero field is
 // a genuinely free token class; budgets on requests and tokens still apply.
+//
+// LongContextTokens, when positive, is the provider's long-context tier
+// (issue 18 scope 5; Anthropic: 200,000): a request whose total input —
+// uncached, cache write and cache read — exceeds it is priced entirely at
+// the Long* rates, as the provider bills it.
 type Price struct {
 	InputPerMTok      float64 `json:"input_per_mtok"`
 	OutputPerMTok     float64 `json:"output_per_mtok"`
 	CacheWritePerMTok float64 `json:"cache_write_per_mtok"`
 	CacheReadPerMTok  float64 `json:"cache_read_per_mtok"`
+
+	LongContextTokens     int64   `json:"long_context_tokens,omitempty"`
+	LongInputPerMTok      float64 `json:"long_input_per_mtok,omitempty"`
+	LongOutputPerMTok     float64 `json:"long_output_per_mtok,omitempty"`
+	LongCacheWritePerMTok float64 `json:"long_cache_write_per_mtok,omitempty"`
+	LongCacheReadPerMTok  float64 `json:"long_cache_read_per_mtok,omitempty"`
+}
+
+// at returns the rates that apply to a request with input tokens of
+// input in total: the long-context tier's above its threshold.
+func (p Price) at(input int64) Price {
+	if p.LongContextTokens <= 0 || input <= p.LongContextTokens {
+		return p
+	}
+	return Price{InputPerMTok: p.LongInputPerMTok, OutputPerMTok: p.LongOutputPerMTok,
+		CacheWritePerMTok: p.LongCacheWritePerMTok, CacheReadPerMTok: p.LongCacheReadPerMTok}
+}
+
+// worst returns, for a request of at most input tokens, the dearest rate
+// of each class it may be billed at (both tiers when it may cross the
+// threshold), so a reservation bounds the charge.
+func (p Price) worst(input int64) Price {
+	q := p.at(input)
+	return Price{InputPerMTok: max(p.InputPerMTok, q.InputPerMTok), OutputPerMTok: max(p.OutputPerMTok, q.OutputPerMTok),
+		CacheWritePerMTok: max(p.CacheWritePerMTok, q.CacheWritePerMTok), CacheReadPerMTok: max(p.CacheReadPerMTok, q.CacheReadPerMTok)}
+}
+
+func (p Price) valid() bool {
+	for _, r := range []float64{p.InputPerMTok, p.OutputPerMTok, p.CacheWritePerMTok, p.CacheReadPerMTok,
+		p.LongInputPerMTok, p.LongOutputPerMTok, p.LongCacheWritePerMTok, p.LongCacheReadPerMTok} {
+		if r < 0 || r != r {
+			return false
+		}
+	}
+	return p.LongContextTokens >= 0
 }
 
 // Prices is the price catalog seam (the governance price catalog): Lookup
@@ -106,6 +146,8 @@ func (s Spec) validate() error {
 		return bad("gate.budget", "request, token and spend budgets must all be positive")
 	case s.OutputCeiling < 0:
 		return bad("gate.ceiling", "output ceiling must not be negative")
+	case s.Price != nil && !s.Price.valid():
+		return bad("gate.price", "prices and the long-context threshold must not be negative")
 	}
 	return nil
 }

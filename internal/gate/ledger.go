@@ -56,6 +56,13 @@ DROP INDEX IF EXISTS gate_reservations_open;
 ALTER TABLE gate_reservations ADD COLUMN attempt TEXT NOT NULL DEFAULT 'decided';
 ALTER TABLE gate_reservations ADD COLUMN decision TEXT NOT NULL DEFAULT '';
 ALTER TABLE gate_reservations ADD COLUMN sent_at INTEGER;
+`}, {Version: 4, SQL: `
+-- Issue 18 scope 5: the long-context price tier (0 = none).
+ALTER TABLE gate_grants ADD COLUMN long_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE gate_grants ADD COLUMN long_in REAL NOT NULL DEFAULT 0;
+ALTER TABLE gate_grants ADD COLUMN long_out REAL NOT NULL DEFAULT 0;
+ALTER TABLE gate_grants ADD COLUMN long_cw REAL NOT NULL DEFAULT 0;
+ALTER TABLE gate_grants ADD COLUMN long_cr REAL NOT NULL DEFAULT 0;
 `}}
 
 // ledger keeps grants and reservations in the shared SQLite database.
@@ -95,10 +102,12 @@ func (l *ledger) create(ctx context.Context, s Spec, p Price, hash []byte, now t
 	id := newID()
 	_, err := l.db.ExecContext(ctx, `INSERT INTO gate_grants (id, phantom_hash, provider, model, job,
 		secret_ref, state, created_at, expires_at, price_in, price_out, price_cw, price_cr, out_ceiling,
-		max_requests, max_tokens, max_spend) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		max_requests, max_tokens, max_spend, long_tokens, long_in, long_out, long_cw, long_cr)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		id, hash, s.Provider, s.Model, s.Job, s.Secret.String(), Live, now.UnixNano(), now.Add(s.TTL).UnixNano(),
 		p.InputPerMTok, p.OutputPerMTok, p.CacheWritePerMTok, p.CacheReadPerMTok, s.OutputCeiling,
-		s.MaxRequests, s.MaxTokens, s.MaxSpend)
+		s.MaxRequests, s.MaxTokens, s.MaxSpend,
+		p.LongContextTokens, p.LongInputPerMTok, p.LongOutputPerMTok, p.LongCacheWritePerMTok, p.LongCacheReadPerMTok)
 	if err != nil {
 		return "", fmt.Errorf("create grant: %w", err)
 	}
@@ -107,7 +116,7 @@ func (l *ledger) create(ctx context.Context, s Spec, p Price, hash []byte, now t
 
 const grantCols = `id, provider, model, job, secret_ref, state, created_at, expires_at,
 	price_in, price_out, price_cw, price_cr, out_ceiling, max_requests, max_tokens, max_spend,
-	requests, tokens, spend, reserved_tokens, reserved_spend`
+	requests, tokens, spend, reserved_tokens, reserved_spend, long_tokens, long_in, long_out, long_cw, long_cr`
 
 func scanGrant(row interface{ Scan(...any) error }) (Grant, error) {
 	var g Grant
@@ -115,7 +124,9 @@ func scanGrant(row interface{ Scan(...any) error }) (Grant, error) {
 	err := row.Scan(&g.ID, &g.Provider, &g.Model, &g.Job, &g.SecretRef, &g.State, &created, &expires,
 		&g.Price.InputPerMTok, &g.Price.OutputPerMTok, &g.Price.CacheWritePerMTok, &g.Price.CacheReadPerMTok,
 		&g.Ceiling, &g.Limits.Requests, &g.Limits.Tokens, &g.Limits.Spend,
-		&g.Used.Requests, &g.Used.Tokens, &g.Used.Spend, &g.Reserved.Tokens, &g.Reserved.Spend)
+		&g.Used.Requests, &g.Used.Tokens, &g.Used.Spend, &g.Reserved.Tokens, &g.Reserved.Spend,
+		&g.Price.LongContextTokens, &g.Price.LongInputPerMTok, &g.Price.LongOutputPerMTok,
+		&g.Price.LongCacheWritePerMTok, &g.Price.LongCacheReadPerMTok)
 	g.Created, g.Expires = time.Unix(0, created).UTC(), time.Unix(0, expires).UTC()
 	return g, err
 }

@@ -18,8 +18,10 @@ type Usage struct {
 // Tokens returns all input and output tokens.
 func (u Usage) Tokens() int64 { return u.Input + u.CacheWrite + u.CacheRead + u.Output }
 
-// Cost prices u at p, rounding each class up.
+// Cost prices u at p — at its long-context tier when u's total input is
+// above the tier's threshold — rounding each class up.
 func (u Usage) Cost(p Price) NanoUSD {
+	p = p.at(u.Input + u.CacheWrite + u.CacheRead)
 	return cost(u.Input, p.InputPerMTok) + cost(u.CacheWrite, p.CacheWritePerMTok) +
 		cost(u.CacheRead, p.CacheReadPerMTok) + cost(u.Output, p.OutputPerMTok)
 }
