@@ -32,29 +32,41 @@ func TestReviewChecksNeverLoseBackend(t *testing.T) {
 	cs := connect(t, environ)
 	plantStaleJobRoot(t)
 
-	const rounds, parallel = 3, 4
-	var wg sync.WaitGroup
-	errs := make(chan error, rounds*parallel+2)
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cmd := exec.Command(binary, "sandbox", "qualify")
-			cmd.Env = environ
-			if out, err := cmd.CombinedOutput(); err != nil {
-				errs <- fmt.Errorf("concurrent sandbox qualify: %v\n%s", err, out)
-			}
-		}()
+	// The first review resolves the model (a metadata probe with its own
+	// short deadline) and qualifies the sandbox in the server while another
+	// process qualifies too; then rounds of parallel reviews, whose checks
+	// start and end sandboxes while the other reviews' backends run.
+	qualify := func(errs chan<- error) {
+		cmd := exec.Command(binary, "sandbox", "qualify")
+		cmd.Env = environ
+		if out, err := cmd.CombinedOutput(); err != nil {
+			errs <- fmt.Errorf("concurrent sandbox qualify: %v\n%s", err, out)
+		}
 	}
+	const rounds, parallel = 4, 3
+	errs := make(chan error, rounds*parallel+4)
+	var wg sync.WaitGroup
+	run := func(f func()) {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	run(func() { qualify(errs) })
+	run(func() {
+		if err := reviewWithPassingCheck(cs, ws); err != nil {
+			errs <- fmt.Errorf("first review: %w", err)
+		}
+	})
+	wg.Wait()
 	for r := range rounds {
+		if r == 1 {
+			run(func() { qualify(errs) })
+		}
 		for i := range parallel {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			run(func() {
 				if err := reviewWithPassingCheck(cs, ws); err != nil {
 					errs <- fmt.Errorf("round %d review %d: %w", r, i, err)
 				}
-			}()
+			})
 		}
 		wg.Wait()
 	}
