@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/store"
 )
 
 // TestOperatorPagesShowOwnersState: each page shows what the owning
@@ -84,6 +85,41 @@ func TestOperatorUntrustedContentInertAndRedacted(t *testing.T) {
 		}
 		if path == "/events" && !strings.Contains(got.body, html.EscapeString("<script>window.pwned=1</script>")) {
 			t.Errorf("%s does not show the untrusted text as text", path)
+		}
+	}
+}
+
+// TestOperatorStateErrorRenderedReadably: a state database the dashboard
+// cannot read as expected gives a typed error on the page (code, reason,
+// message), never a stack trace or the internal cause.
+func TestOperatorStateErrorRenderedReadably(t *testing.T) {
+	dir := t.TempDir()
+	db, err := store.Open(t.Context(), filepath.Join(dir, "state.db"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().Exec(`CREATE TABLE gate_grants (id TEXT)`); err != nil { // not the gate's schema
+		t.Fatal(err)
+	}
+	db.Close()
+	ts := start(t, Options{StateDir: dir})
+	got := ts.do(t, req{path: "/grants", auth: true})
+	if got.status != 503 || !strings.Contains(got.body, "PROCESS_ERROR") || !strings.Contains(got.body, "operator.state_unavailable") {
+		t.Fatalf("status %d body %.400q", got.status, got.body)
+	}
+	if strings.Contains(got.body, "no such column") || strings.Contains(got.body, dir) {
+		t.Error("the internal cause reached the page")
+	}
+}
+
+// TestOperatorStatesItsLimits is R-094: the page says what the local
+// credential does not establish.
+func TestOperatorStatesItsLimits(t *testing.T) {
+	ts := start(t, Options{})
+	got := ts.do(t, req{path: "/", auth: true})
+	for _, w := range []string{"does not establish remote", "per-object isolation", "effect-time revocation", "hostile browser"} {
+		if !strings.Contains(got.body, w) {
+			t.Errorf("the page does not say %q", w)
 		}
 	}
 }

@@ -6,32 +6,55 @@ import (
 	"github.com/coagent8/coagent8/internal/redact"
 )
 
-// scrub redacts, in place and with the diagnostic profile, every string
-// reachable from the page data p points to: struct fields, slice and
-// array elements, map keys and values, pointers and interfaces. It runs
-// on every page's data before the template, so no value reaches the page
-// unredacted whichever field it sits in (issue 17 scope 4).
+// scrub redacts, with the diagnostic profile, every string reachable from
+// the page data p points to: struct fields, slice and array elements, map
+// keys and values, pointers and interfaces. It runs on every page's data
+// before the template, so no value reaches the page unredacted whichever
+// field it sits in (issue 17 scope 4).
+//
+// Only *p itself is written: a slice, map or pointer met on the way is
+// replaced by a scrubbed copy, so data shared with caches (the event
+// tail, the overview's report, a candidate source) is never modified and
+// concurrent pages do not race.
 func scrub(red *redact.Redactor, p any) {
 	scrubValue(red, reflect.ValueOf(p).Elem())
 }
 
 func scrubValue(red *redact.Redactor, v reflect.Value) {
+	if !v.CanSet() {
+		return // unexported field (time.Time's, for one): not page data
+	}
 	switch v.Kind() {
 	case reflect.String:
-		if v.CanSet() {
-			v.SetString(red.String(v.String()))
-		}
-	case reflect.Pointer, reflect.Interface:
+		v.SetString(red.String(v.String()))
+	case reflect.Pointer:
 		if !v.IsNil() {
-			scrubElem(red, v)
+			c := reflect.New(v.Type().Elem())
+			c.Elem().Set(v.Elem())
+			scrubValue(red, c.Elem())
+			v.Set(c)
+		}
+	case reflect.Interface:
+		if !v.IsNil() {
+			c := reflect.New(v.Elem().Type()).Elem()
+			c.Set(v.Elem())
+			scrubValue(red, c)
+			v.Set(c)
 		}
 	case reflect.Struct:
 		for i := range v.NumField() {
-			if f := v.Field(i); f.CanSet() {
-				scrubValue(red, f)
-			}
+			scrubValue(red, v.Field(i))
 		}
-	case reflect.Slice, reflect.Array:
+	case reflect.Slice:
+		if !v.IsNil() {
+			c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+			reflect.Copy(c, v)
+			for i := range c.Len() {
+				scrubValue(red, c.Index(i))
+			}
+			v.Set(c)
+		}
+	case reflect.Array:
 		for i := range v.Len() {
 			scrubValue(red, v.Index(i))
 		}
@@ -40,26 +63,9 @@ func scrubValue(red *redact.Redactor, v reflect.Value) {
 	}
 }
 
-// scrubElem handles a pointer or interface: a pointer's target is
-// addressable; an interface's dynamic value is copied, scrubbed and put
-// back.
-func scrubElem(red *redact.Redactor, v reflect.Value) {
-	if v.Kind() == reflect.Pointer {
-		scrubValue(red, v.Elem())
-		return
-	}
-	if !v.CanSet() {
-		return
-	}
-	c := reflect.New(v.Elem().Type()).Elem()
-	c.Set(v.Elem())
-	scrubValue(red, c)
-	v.Set(c)
-}
-
-// scrubMap rebuilds a map with scrubbed keys and values.
+// scrubMap replaces a map by a copy with scrubbed keys and values.
 func scrubMap(red *redact.Redactor, v reflect.Value) {
-	if v.IsNil() || !v.CanSet() {
+	if v.IsNil() {
 		return
 	}
 	out := reflect.MakeMapWithSize(v.Type(), v.Len())
