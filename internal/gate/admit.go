@@ -234,6 +234,9 @@ func (g *Gate) startFlight(a *admission) {
 
 // deny answers a refused request and records the decision.
 func (g *Gate) deny(w http.ResponseWriter, r *http.Request, a *admission, reason, detail string) {
+	if detail == "" && a.wire.forward != nil {
+		detail = g.transmission(r, a).HeaderRecord() // what would have been forwarded and dropped
+	}
 	e := g.eventOf(a, event.TypeRefusal, reason, detail)
 	e.Code = string(fault.PolicyDenied)
 	g.refused.add(reason)

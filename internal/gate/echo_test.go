@@ -112,3 +112,27 @@ func countReason(evs []event.Event, reason string) int {
 	}
 	return n
 }
+
+// TestLeakCheck: the real credential literally, JSON-escaped, or any
+// credential format is a leak; ordinary answer text is not.
+func TestLeakCheck(t *testing.T) {
+	key := realKey(Anthropic)
+	escaped := strings.ReplaceAll(key, "-", `\u002d`)
+	c := leakCheck{key: []byte(key)}
+	tests := []struct {
+		name, in string
+		want     bool
+	}{
+		{"plain text", `data: {"type":"content_block_delta","delta":{"text":"hello \u00e9 world"}}` + "\n", false},
+		{"real key", `data: {"delta":{"text":"` + key + `"}}` + "\n", true},
+		{"real key with escaped hyphens", `data: {"delta":{"text":"` + escaped + `"}}` + "\n", true},
+		{"another provider's key format", `data: {"delta":{"text":"` + realKey(OpenAI) + `"}}` + "\n", true},
+		{"github token format", "event: error\ndata: {\"error\":{\"message\":\"ghp_" + strings.Repeat("q", 36) + "\"}}\n", true},
+		{"escaped slash only", `data: {"text":"a\/b"}` + "\n", false},
+	}
+	for _, tt := range tests {
+		if got := c.in([]byte(tt.in)); got != tt.want {
+			t.Errorf("%s: leak %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

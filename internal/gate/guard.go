@@ -36,15 +36,21 @@ func (c leakCheck) in(p []byte) bool {
 	if c.raw(p) {
 		return true
 	}
-	if !bytes.Contains(p, []byte(`\u`)) && !bytes.Contains(p, []byte(`\/`)) {
+	if !escaped(p) {
 		return false
 	}
 	for line := range bytes.Lines(p) {
-		if c.raw(unescaped(line)) {
+		if escaped(line) && c.raw(unescaped(line)) {
 			return true
 		}
 	}
 	return false
+}
+
+// escaped reports whether p has a JSON escape that could spell an ASCII
+// credential character (\u00XX) or a slash (\/).
+func escaped(p []byte) bool {
+	return bytes.Contains(p, []byte(`\u00`)) || bytes.Contains(p, []byte(`\/`))
 }
 
 func (c leakCheck) raw(p []byte) bool {
@@ -116,7 +122,7 @@ type guard struct {
 	onLeak func(what string) // records the event; called at most once
 	errEv  []byte            // the generic error event of the provider
 
-	buf  [32 << 10]byte
+	buf  []byte // from copyBufferPool; returned by Close
 	pend []byte // read, not yet checked (an incomplete line)
 	ob   []byte // backing store for out when pend was involved
 	out  []byte // checked, not yet returned
@@ -137,7 +143,10 @@ func (b *guard) Read(p []byte) (int, error) {
 
 // fill reads once from upstream and moves every complete line to out.
 func (b *guard) fill() {
-	n, err := b.rc.Read(b.buf[:])
+	if b.buf == nil {
+		b.buf = copyBuffers{}.Get()
+	}
+	n, err := b.rc.Read(b.buf)
 	data := b.buf[:n]
 	if len(b.pend) > 0 || err != nil {
 		b.pend = append(b.pend, data...)
@@ -181,8 +190,15 @@ func (b *guard) withhold(what string) {
 	clear(b.resp.Trailer)
 }
 
-// Close closes the upstream body.
-func (b *guard) Close() error { return b.rc.Close() }
+// Close closes the upstream body and returns the read buffer; nothing
+// reads the guard after Close.
+func (b *guard) Close() error {
+	if b.buf != nil {
+		copyBuffers{}.Put(b.buf)
+		b.buf, b.out = nil, nil
+	}
+	return b.rc.Close()
+}
 
 // errorEvent is the generic SSE error event each CLI understands:
 // Anthropic's `event: error`, OpenAI Responses' `response.failed`.
