@@ -208,6 +208,14 @@ func (a *app) gateByID(ctx context.Context, verb, id string) error {
 
 const gateServeLong = `Serve the provider gate on a loopback address.
 
+The real credentials are the references config.json declares in
+gate.credentials.<provider> (env:NAME or file:/abs/path); each resolves
+only for its provider, and a config.json holding a literal credential
+refuses to start. The gate builds every upstream request itself: fixed
+origin, the route's header allowlist, the real credential, the decided
+body; every response byte is checked for the real credential before the
+client sees it.
+
 Every request body is settled by an egress decision before its first byte
 leaves: who sends (operator and job), to which provider route and model,
 which exact bytes, on what basis, under which policy revision and against

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -107,4 +109,48 @@ func openStream(t *testing.T, url, phantom string) (*bufio.Reader, func()) {
 	br := bufio.NewReader(resp.Body)
 	br.ReadString('\n')
 	return br, func() { resp.Body.Close() }
+}
+
+// TestGateAttemptsInInspectAndAudit: a request through `gate serve` is
+// one attempt: `gate inspect` lists it with its state and decision
+// digest, `coagent8 audit` shows its settlement with the attempt state
+// (issue 18 scope 4).
+func TestGateAttemptsInInspectAndAudit(t *testing.T) {
+	env, state := gateEnv(t, "")
+	anth := providertest.NewAnthropic(t, providertest.Options{})
+	code, out, errs := runGate(t, env, "grant", "--provider", "anthropic", "--model", gateModel, "--job", "job-att",
+		"--max-requests", "5", "--max-tokens", "10000000", "--max-usd", "100", "--price-input", "3", "--price-output", "15")
+	var g struct{ ID, Phantom string }
+	if code != ExitOK || json.Unmarshal([]byte(out), &g) != nil {
+		t.Fatalf("grant: exit %d: %s", code, errs)
+	}
+	url := startGateProcess(t, []string{"COAGENT8_DIR=" + state, "HOME=" + t.TempDir(), "REAL_ANTHROPIC=" + gateRealKey()},
+		"--unsafe-loopback-upstream", "anthropic="+anth.URL())
+	if resp := postMessages(t, url, g.Phantom, "hello"); resp.StatusCode != 200 {
+		t.Fatalf("request: %d", resp.StatusCode)
+	}
+	var in struct {
+		Attempts []struct{ State, Decision, Outcome string }
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		code, out, errs = runGate(t, env, "inspect", g.ID)
+		if code != ExitOK || json.Unmarshal([]byte(out), &in) != nil {
+			t.Fatalf("inspect: exit %d: %s %s", code, out, errs)
+		}
+		if len(in.Attempts) == 1 && in.Attempts[0].State != "decided" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(in.Attempts) != 1 || in.Attempts[0].State != "completed" || !strings.HasPrefix(in.Attempts[0].Decision, "ed1:") {
+		t.Fatalf("inspect attempts %+v, want one completed with its decision digest", in.Attempts)
+	}
+	var audit bytes.Buffer
+	if code := MainEnv(context.Background(), []string{"audit"}, Stdio{In: strings.NewReader(""), Out: &audit, Err: io.Discard}, env); code != ExitOK {
+		t.Fatalf("audit: exit %d", code)
+	}
+	if !strings.Contains(audit.String(), `"rule":"gate.attempt completed"`) || !strings.Contains(audit.String(), `"reason":"settled.usage"`) {
+		t.Errorf("audit does not show the attempt:\n%s", audit.String())
+	}
 }
