@@ -128,6 +128,7 @@ type fakeCandidates struct {
 	c        Candidate
 	admitted []string
 	rejected []string
+	acks     []string
 }
 
 func (f *fakeCandidates) List(context.Context) ([]CandidateSummary, error) {
@@ -141,9 +142,10 @@ func (f *fakeCandidates) Get(_ context.Context, id string) (Candidate, error) {
 	return f.c, nil
 }
 
-func (f *fakeCandidates) Admit(_ context.Context, id string, _ []string) error {
+func (f *fakeCandidates) Admit(_ context.Context, id string, ack []string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.acks = append(f.acks, ack...)
 	for _, a := range f.admitted {
 		if a == id {
 			return fault.New(fault.InvalidInput, "candidate.admitted_twice", "candidate "+id+" is already admitted")

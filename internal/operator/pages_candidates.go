@@ -3,6 +3,8 @@ package operator
 import (
 	"net/http"
 	"strings"
+
+	"github.com/coagent8/coagent8/internal/fault"
 )
 
 type candidatesData struct {
@@ -64,6 +66,11 @@ func diffLines(diff string) []diffLine {
 // the reasons the operator acknowledged.
 func (s *Server) postAdmit(w http.ResponseWriter, r *http.Request) {
 	id := bounded(r.PathValue("id"), 128)
+	// The guard read the form only when the token was not in the header.
+	if err := r.ParseForm(); err != nil {
+		s.fail(w, r, "result", fault.New(fault.InvalidInput, "operator.form", "The form could not be read."))
+		return
+	}
 	if err := s.opts.Candidates.Admit(r.Context(), id, r.PostForm["ack"]); err != nil {
 		s.fail(w, r, "result", err)
 		return

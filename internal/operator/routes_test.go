@@ -71,3 +71,39 @@ func TestOperatorLifecycleRefused(t *testing.T) {
 		t.Error("the overview does not say lifecycle actions are unavailable")
 	}
 }
+
+// TestOperatorAdmitPassesAcknowledgements: the acknowledged reasons reach
+// the candidate source whether the token came in the form or the header.
+func TestOperatorAdmitPassesAcknowledgements(t *testing.T) {
+	cands := &fakeCandidates{c: Candidate{CandidateSummary: CandidateSummary{ID: "c1"}, Acknowledge: []string{"tainted"}}}
+	ts := start(t, Options{Candidates: cands})
+	r := req{method: http.MethodPost, path: "/candidates/c1/admit", auth: true, body: "ack=tainted",
+		header: map[string]string{"Origin": ts.url, "X-CSRF-Token": ts.csrf}}
+	if got := ts.do(t, r); got.status != http.StatusOK {
+		t.Fatalf("status %d %.200q", got.status, got.body)
+	}
+	if len(cands.acks) != 1 || cands.acks[0] != "tainted" {
+		t.Errorf("acks %v", cands.acks)
+	}
+	if got := ts.do(t, ts.post("/candidates/c1/admit")); got.status != http.StatusBadRequest || !strings.Contains(got.body, "candidate.admitted_twice") {
+		t.Errorf("second admission: status %d %.300q", got.status, got.body)
+	}
+	if got := ts.do(t, ts.post("/candidates/c1/reject")); got.status != http.StatusOK || len(cands.rejected) != 1 {
+		t.Errorf("reject: status %d, rejected %v", got.status, cands.rejected)
+	}
+}
+
+// TestOperatorNoCandidateSource: until the delegate job exists, actions
+// refuse with a typed error.
+func TestOperatorNoCandidateSource(t *testing.T) {
+	ts := start(t, Options{})
+	for _, p := range []string{"/candidates/x/admit", "/candidates/x/reject"} {
+		got := ts.do(t, ts.post(p))
+		if got.status != http.StatusNotImplemented || !strings.Contains(got.body, "operator.candidates_unavailable") {
+			t.Errorf("%s: status %d", p, got.status)
+		}
+	}
+	if got := ts.do(t, req{path: "/candidates/x", auth: true}); got.status != http.StatusNotImplemented {
+		t.Errorf("candidate page: status %d", got.status)
+	}
+}
