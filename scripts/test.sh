@@ -41,7 +41,8 @@ stage() {
 
 gofmt_clean() {
 	local unformatted
-	unformatted=$(gofmt -l cmd internal bench)
+	# gofmt exits non-zero on a file it cannot parse: that fails too.
+	unformatted=$(gofmt -l cmd internal bench) || return 1
 	[ -z "$unformatted" ] && return 0
 	echo "gofmt would change:"
 	echo "$unformatted"
@@ -63,7 +64,7 @@ cross_compile() {
 gotests() {
 	local name=$1
 	shift
-	go run "$GOTESTSUM" --format pkgname-and-test-fails --hide-summary=skipped \
+	go run "$GOTESTSUM" --format pkgname-and-test-fails \
 		--jsonfile "$results/$name.json" -- "$@"
 }
 
@@ -75,7 +76,12 @@ for d in bench/*/; do
 	compgen -G "$d*_test.go" >/dev/null || continue
 	grep -qs '^func Test' "$d"*_test.go || bench_only+=("./${d%/}")
 done
-mapfile -t test_pkgs < <(go list ./... | grep -v -x -F -f <(for p in "${bench_only[@]}"; do go list "$p"; done; echo __none__))
+if ! all_pkgs=$(go list ./...); then
+	echo "test: go list ./... failed"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+mapfile -t test_pkgs < <(grep -v -x -F -f <(for p in "${bench_only[@]}"; do go list "$p"; done; echo __none__) <<<"$all_pkgs")
 
 race_pkgs=()
 for p in ./internal/process ./internal/turn ./internal/gate/... ./internal/session/... ./internal/config ./internal/egress/...; do
@@ -96,12 +102,21 @@ if [ ${#bench_only[@]} -gt 0 ]; then
 	stage "benchmarks, once each (${bench_only[*]})" go test -count=1 -run '^$' -bench . -benchtime 1x "${bench_only[@]}"
 fi
 
-# Count test results (top-level tests and subtests) over every stage.
-count() { cat "$results"/*.json 2>/dev/null | grep -E "\"Action\":\"$1\"" | grep -c '"Test":'; }
-passed=$(count pass)
-failed=$(count fail)
-# A stage that failed with no failing test (gofmt, vet, a build error, a
-# package that panicked before its tests) still counts once.
+# Count test results (top-level tests and subtests) over every stage. A
+# package that failed with no failing test (a build error, a panic or
+# os.Exit in TestMain, a timeout) counts once.
+count_passed() { cat "$results"/*.json 2>/dev/null | grep -E '"Action":"pass"' | grep -c '"Test":'; }
+count_failed() {
+	awk '/"Action":"fail"/ {
+		match($0, /"Package":"[^"]*"/); pkg = FILENAME substr($0, RSTART, RLENGTH)
+		if ($0 ~ /"Test":/) { tests[pkg]++; n++ } else { pkgs[pkg] = 1 }
+	}
+	END { for (p in pkgs) if (!(p in tests)) n++; print n + 0 }' "$results"/*.json 2>/dev/null || echo 0
+}
+passed=$(count_passed)
+failed=$(count_failed)
+# A stage that failed with nothing counted above (gofmt, vet, a failing
+# build outside go test) still counts once.
 for s in "${failed_stages[@]}"; do
 	case $s in
 	"go test") f=all ;;
@@ -109,7 +124,7 @@ for s in "${failed_stages[@]}"; do
 	"go test -race (task sandbox concurrency)") f=sandbox-race ;;
 	*) f= ;;
 	esac
-	if [ -z "$f" ] || ! grep -E '"Action":"fail"' "$results/$f.json" 2>/dev/null | grep -q '"Test":'; then
+	if [ -z "$f" ] || ! grep -qE '"Action":"fail"' "$results/$f.json" 2>/dev/null; then
 		failed=$((failed + 1))
 	fi
 done
@@ -119,4 +134,4 @@ if [ ${#failed_stages[@]} -gt 0 ]; then
 	echo
 fi
 echo "$passed passed, $failed failed"
-[ ${#failed_stages[@]} -eq 0 ]
+[ ${#failed_stages[@]} -eq 0 ] && [ "$failed" -eq 0 ]

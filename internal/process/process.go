@@ -124,12 +124,16 @@ type startResult struct {
 func spawn(s Spec, started chan<- startResult) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	p, err := start(s, isolate())
-	if err != nil && isolationRefused(err) {
-		// The host refuses new namespaces (e.g. no user namespaces): use
-		// the process group from now on; Containment says so.
-		noIsolation()
-		p, err = start(s, false)
+	isolated := isolate()
+	p, err := start(s, isolated)
+	if err != nil && isolated && isolationRefused(err) {
+		// The host may refuse new namespaces (e.g. no user namespaces):
+		// try the process group. Only when that start works was it the
+		// namespaces (a bad argv fails with EINVAL too), and the process
+		// group is used from then on; Containment says so.
+		if p, err = start(s, false); err == nil {
+			noIsolation()
+		}
 	}
 	started <- startResult{p: p, err: err}
 	if err == nil {

@@ -54,3 +54,22 @@ func TestChildSurvivesItsCallersThreadExit(t *testing.T) {
 		p.Kill()
 	}
 }
+
+// TestBadArgvKeepsIsolation: a start that fails for its own input (a NUL
+// byte in argv is EINVAL, like a refused namespace) must not switch every
+// later CLI of the process to process-group containment.
+func TestBadArgvKeepsIsolation(t *testing.T) {
+	refused.Store(false)
+	t.Cleanup(func() { refused.Store(false) })
+	if _, err := Start(context.Background(), Spec{Path: "/bin/true", Args: []string{"a\x00b"}, Dir: "/"}); err == nil {
+		t.Fatal("a NUL byte in argv started")
+	}
+	p, err := Start(context.Background(), Spec{Path: "/bin/sleep", Args: []string{"5"}, Dir: "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Kill()
+	if got, want := p.Containment(), "pid-namespace"; got != want {
+		t.Errorf("after a bad argv, containment = %q, want %q", got, want)
+	}
+}

@@ -20,6 +20,7 @@ func TestJudgeForeignABI(t *testing.T) {
 	ctlAbsent := abiControl{rep: faulted}
 	ctlRan := abiControl{rep: ran}
 	ctlBroken := abiControl{err: errors.New("control run outside the sandbox printed no report")}
+	x32Absent := probeReport{Outcome: abiAbsent, Detail: "x32 getpid() returned ENOSYS"}
 	tests := []struct {
 		name      string
 		r         Receipt
@@ -40,10 +41,18 @@ func TestJudgeForeignABI(t *testing.T) {
 		{"crashed without a report", Receipt{Exit: Exit{Class: ExitExited, Code: 2}}, probeReport{}, false, ctlAbsent, false, false, "could not run: exited with status 2"},
 		{"killed by another signal", Receipt{Exit: Exit{Class: ExitSignalled, Code: -1, Signal: "SIGSEGV"}}, probeReport{}, false, ctlAbsent, false, false, "killed by SIGSEGV"},
 		{"unknown outcome", exited0, probeReport{Outcome: "maybe"}, true, ctlAbsent, false, false, "unknown outcome"},
+		// The filter sees x32 numbers before the kernel could answer
+		// ENOSYS: "absent" inside means the filter let it through.
+		{"x32 reached the kernel inside", exited0, x32Absent, true, abiControl{rep: x32Absent}, false, false, "did not kill it"},
+		{"x32 killed by SIGSYS", sigsys, probeReport{}, false, abiControl{rep: x32Absent}, true, false, "SIGSYS"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := judgeForeignABI("ia32", tt.r, tt.in, tt.reported, tt.ctl)
+			abi := "ia32"
+			if strings.HasPrefix(tt.name, "x32") {
+				abi = "x32"
+			}
+			v := judgeForeignABI(abi, tt.r, tt.in, tt.reported, tt.ctl)
 			if got, want := v.contained, tt.contained; got != want {
 				t.Errorf("contained = %v, want %v (%s)", got, want, v.detail)
 			}
@@ -73,5 +82,28 @@ func TestForeignABIControlMatchesHost(t *testing.T) {
 	}
 	if got, want := controlRun(t.Context(), "x32").rep.Outcome, probeX32().Outcome; got != want {
 		t.Errorf("x32 control %q, in-process %q", got, want)
+	}
+}
+
+// TestRecordRechecksWhatTheHostLacked: a record that passed because this
+// host lacked a mechanism holds only while the control still finds it
+// absent; a control that cannot say (here, a probe with no control) voids
+// the record, so the run path qualifies again.
+func TestRecordRechecksWhatTheHostLacked(t *testing.T) {
+	ia32 := controlRun(t.Context(), "ia32")
+	tests := []struct {
+		name  string
+		probe ProbeResult
+		want  bool
+	}{
+		{"nothing absent", ProbeResult{Name: "ia32", Contained: true}, true},
+		{"ia32 absent as recorded", ProbeResult{Name: "ia32", Contained: true, HostLacks: abiMechanisms["ia32"]}, ia32.rep.Outcome == abiAbsent},
+		{"no control for the probe", ProbeResult{Name: "not-a-probe", Contained: true, HostLacks: "x"}, false},
+	}
+	for _, tt := range tests {
+		q := &Qualification{Probes: []ProbeResult{tt.probe}}
+		if got := q.hostStillLacks(t.Context()); got != tt.want {
+			t.Errorf("%s: hostStillLacks = %v, want %v (ia32 control %s)", tt.name, got, tt.want, ia32.describe())
+		}
 	}
 }

@@ -118,7 +118,7 @@ func (s *Sandbox) requireQualified(ctx context.Context) (*Qualification, error) 
 		return nil, err
 	}
 	q, err := loadRecord(id.file(s.cfg.StateDir))
-	if err == nil && q.matches(id) {
+	if err == nil && q.matches(id) && q.hostStillLacks(ctx) {
 		s.qualified = q
 		return q, nil
 	}

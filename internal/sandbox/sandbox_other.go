@@ -36,3 +36,6 @@ func (s *Sandbox) RunProbe(context.Context, string) (ProbeResult, error) {
 func ProbeNames() []string { return nil }
 
 func (s *Sandbox) hostReady() error { return errUnsupported() }
+
+// hostStillLacks is never reached here (no record matches).
+func (q *Qualification) hostStillLacks(context.Context) bool { return false }

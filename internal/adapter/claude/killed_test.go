@@ -16,13 +16,18 @@ import (
 	"github.com/coagent8/coagent8/internal/fault"
 )
 
-// TestKilledByOtherIsNamed: a CLI that something other than coagent8 kills
-// is reported as killed (PROCESS_ERROR claude.killed, naming the signal and
-// the stage), never as a startup report that did not match (issue 14).
+// TestKilledByOtherIsNamed: a CLI that something else kills is reported
+// as killed, naming the signal (issue 14), never as a startup report that
+// did not match. Before its report it stays a refusal (SANDBOX_UNAVAILABLE:
+// the profile was never verified); after it, a PROCESS_ERROR.
 func TestKilledByOtherIsNamed(t *testing.T) {
-	tests := []struct{ name, script, stage string }{
-		{"before the startup report", "@hang", "before its startup report"},
-		{"after the startup report", goodInit + "\n" + delta + "\n@hang", "after its startup report"},
+	tests := []struct {
+		name, script string
+		code         fault.Code
+		stage        string
+	}{
+		{"before the startup report", "@hang", fault.SandboxUnavailable, "before its startup report, so its read-only profile could not be verified"},
+		{"after the startup report", goodInit + "\n" + delta + "\n@hang", fault.ProcessError, "after its startup report"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -30,10 +35,10 @@ func TestKilledByOtherIsNamed(t *testing.T) {
 			go killWhenHanging(t, f)
 			_, err := f.backend.Run(context.Background(), adapter.Turn{Prompt: "q", Workspace: t.TempDir(), Deadline: 20 * time.Second})
 			fe := fault.From(err)
-			if fe == nil || fe.Code != fault.ProcessError || fe.Reason != "claude.killed" {
-				t.Fatalf("err = %v, want PROCESS_ERROR claude.killed", err)
+			if fe == nil || fe.Code != tt.code || fe.Reason != "claude.killed" {
+				t.Fatalf("err = %v, want %s claude.killed", err, tt.code)
 			}
-			for _, want := range []string{"was killed by SIGKILL", tt.stage, "coagent8 did not end it"} {
+			for _, want := range []string{"was killed by SIGKILL", tt.stage} {
 				if !strings.Contains(fe.Message, want) {
 					t.Errorf("message %q lacks %q", fe.Message, want)
 				}

@@ -113,10 +113,16 @@ func consume(p *process.Proc, inv invocation, t adapter.Turn) (adapter.Result, e
 func (st *turnState) eof(p *process.Proc) error {
 	code, why := p.Wait()
 	if how := p.Ended(); why == process.EndNone && strings.HasPrefix(how, "was killed") {
-		// Nobody here sent that signal (coagent8's own ends are classified
-		// by the caller): name it, not the startup report (issue 14).
+		// A signal nobody in the turn sent: name it, not the report
+		// (issue 14). Before the report the profile was never verified, so
+		// it stays a refusal (and its security event); after it, the
+		// answer is lost.
+		if !st.verified {
+			return fault.New(fault.SandboxUnavailable, "claude.killed", fmt.Sprintf(
+				"Claude Code %s before its startup report, so its read-only profile could not be verified; the turn was refused.", how))
+		}
 		return fault.New(fault.ProcessError, "claude.killed", fmt.Sprintf(
-			"Claude Code %s %s; coagent8 did not end it. The partial answer was discarded.", how, st.stage()))
+			"Claude Code %s after its startup report, before its final result; the partial answer was discarded.", how))
 	}
 	if !st.verified {
 		// An old CLI rejects the profile's flags before reporting: say so
@@ -128,14 +134,6 @@ func (st *turnState) eof(p *process.Proc) error {
 	}
 	return fault.New(fault.ProcessError, "claude.no_result",
 		fmt.Sprintf("Claude Code exited (status %d) without a final result; the partial answer was discarded.", code))
-}
-
-// stage says where in the turn the CLI was, for error messages.
-func (st *turnState) stage() string {
-	if st.verified {
-		return "after its startup report, before its final result"
-	}
-	return "before its startup report"
 }
 
 func (st *turnState) handle(rec []byte) (bool, error) {
