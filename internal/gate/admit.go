@@ -67,6 +67,9 @@ func (g *Gate) admit(r *http.Request) (a *admission, reason, detail string) {
 		return a, reason, r.Method + " " + safePath(r.URL.Path)
 	}
 	a.route = rt
+	if !queryAllowed(r.URL.RawQuery, rt) {
+		return a, ReasonQuery, ""
+	}
 	if a.wire, reason = checkHeaders(r, rt); reason != "" {
 		return a, reason, ""
 	}

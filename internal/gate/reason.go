@@ -19,6 +19,7 @@ const (
 	ReasonRevoked             = "grant.revoked"
 	ReasonSettled             = "grant.settled"
 	ReasonBody                = "request.body"
+	ReasonQuery               = "request.query"        // a query parameter outside the route's, repeated, or not a short token
 	ReasonHeaderSize          = "request.header_size"  // header block above maxHeaderBytes
 	ReasonHeaderForm          = "request.header_form"  // allowlisted header repeated, empty, folded or not printable ASCII
 	ReasonDuplicateCredential = "credential.duplicate" // x-api-key or Authorization repeated, or Proxy-Authorization sent
@@ -42,7 +43,7 @@ func status(reason string) int {
 		return 401
 	case ReasonHeaderSize:
 		return 431
-	case ReasonHeaderForm:
+	case ReasonHeaderForm, ReasonQuery:
 		return 400
 	case ReasonRoute:
 		return 404

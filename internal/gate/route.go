@@ -2,7 +2,9 @@ package gate
 
 import (
 	"net/http"
+	"net/url"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -20,6 +22,11 @@ type Route struct {
 	// client header is dropped; the gate adds only the real credential
 	// and Accept-Encoding: identity.
 	Headers []string
+	// Query names the query parameters the route admits (Claude Code's
+	// beta=true, Codex's client_version); any other parameter, a repeated
+	// one or a value outside [A-Za-z0-9._+-]{0,64} is refused: the query
+	// travels as sent, so it must not be a free channel (issue 18 scope 1).
+	Query []string
 }
 
 // routes is the complete allowlist (requirements §1.13 project decision;
@@ -27,11 +34,11 @@ type Route struct {
 // query is ignored for matching and forwarded as sent (Claude Code's
 // ?beta=true).
 var routes = []Route{
-	{Anthropic, http.MethodPost, "/v1/messages", true, anthropicHeaders},
-	{Anthropic, http.MethodPost, "/v1/messages/count_tokens", false, anthropicHeaders},
-	{OpenAI, http.MethodPost, "/v1/responses", true, openAIHeaders},
-	{OpenAI, http.MethodPost, "/v1/responses/compact", true, openAIHeaders},
-	{OpenAI, http.MethodGet, "/v1/models", false, []string{"Accept"}},
+	{Anthropic, http.MethodPost, "/v1/messages", true, anthropicHeaders, []string{"beta"}},
+	{Anthropic, http.MethodPost, "/v1/messages/count_tokens", false, anthropicHeaders, []string{"beta"}},
+	{OpenAI, http.MethodPost, "/v1/responses", true, openAIHeaders, nil},
+	{OpenAI, http.MethodPost, "/v1/responses/compact", true, openAIHeaders, nil},
+	{OpenAI, http.MethodGet, "/v1/models", false, []string{"Accept"}, []string{"client_version"}},
 }
 
 // The header allowlists (notes/gate.md §2, §6): the API version and beta
@@ -66,6 +73,36 @@ func matchRoute(r *http.Request) (Route, string) {
 		}
 	}
 	return Route{}, ReasonRoute
+}
+
+// queryAllowed reports whether raw (the request's raw query) holds only
+// rt's parameters, each once, with a short token value.
+func queryAllowed(raw string, rt Route) bool {
+	if raw == "" {
+		return true
+	}
+	q, err := url.ParseQuery(raw)
+	if err != nil || len(raw) > 256 {
+		return false
+	}
+	for k, vs := range q {
+		if !slices.Contains(rt.Query, k) || len(vs) != 1 || !queryToken(vs[0]) {
+			return false
+		}
+	}
+	return true
+}
+
+func queryToken(v string) bool {
+	if len(v) > 64 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if !alnum(v[i]) && strings.IndexByte("._+-", v[i]) < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // isHello reports whether r is Claude Code's connectivity probe, which the

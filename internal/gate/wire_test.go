@@ -156,6 +156,9 @@ func TestBadInputRefusedBeforeAnyByte(t *testing.T) {
 		{"repeated anthropic-version", head + "X-Api-Key: " + phantom + "\r\nAnthropic-Version: 2023-06-01\r\nAnthropic-Version: 2023-01-01\r\n" + tail, 400, ReasonHeaderForm},
 		{"non-ascii anthropic-beta", head + "X-Api-Key: " + phantom + "\r\nAnthropic-Beta: caf\xc3\xa9\r\n" + tail, 400, ReasonHeaderForm},
 		{"oversized header block", head + "X-Api-Key: " + phantom + "\r\nX-Pad: " + strings.Repeat("p", 40<<10) + "\r\n" + tail, 431, ReasonHeaderSize},
+		{"query parameter outside the route's", strings.Replace(head, "/v1/messages", "/v1/messages?beta=true&x=exfil", 1) + "X-Api-Key: " + phantom + "\r\n" + tail, 400, ReasonQuery},
+		{"repeated query parameter", strings.Replace(head, "/v1/messages", "/v1/messages?beta=true&beta=false", 1) + "X-Api-Key: " + phantom + "\r\n" + tail, 400, ReasonQuery},
+		{"query value not a token", strings.Replace(head, "/v1/messages", "/v1/messages?beta=a%20b", 1) + "X-Api-Key: " + phantom + "\r\n" + tail, 400, ReasonQuery},
 		{"body not json", head + "X-Api-Key: " + phantom + "\r\nContent-Length: 7\r\n\r\nmodel=x", 400, ReasonBody},
 		{"body is a json array", head + "X-Api-Key: " + phantom + "\r\nContent-Length: 2\r\n\r\n[]", 400, ReasonBody},
 	}
