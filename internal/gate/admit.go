@@ -149,25 +149,44 @@ func reservation(bodyLen int, output int64, p Price) Amount {
 
 // reserve claims the budget (metered routes) or re-checks liveness, each
 // in its own transaction: the path of a decider that does not join the
-// gate's transaction, and of bodiless requests.
+// gate's transaction, and of bodiless requests. Either way the attempt
+// gets its row (issue 18 scope 4).
 func (g *Gate) reserve(ctx context.Context, a *admission) string {
-	if !a.route.Metered {
-		return g.checkLive(ctx, nil, a)
-	}
-	rid, reason, err := g.ledger.reserve(ctx, a.grant.ID, a.reserved, g.opts.Now())
-	if err != nil {
+	var reason string
+	err := g.ledger.w.write(ctx, func(tx *sql.Tx) error {
+		if reason = g.reserveIn(ctx, tx, a); reason != "" {
+			return errRefused
+		}
+		return nil
+	})
+	switch {
+	case reason != "":
+		a.rid = 0 // rolled back
+		return reason
+	case err != nil:
+		a.rid = 0
 		return ReasonUnavailable // fail closed when the budget store fails
 	}
-	a.rid = rid
-	return reason
+	return ""
 }
 
-// reserveIn is [Gate.reserve] inside tx, the joint admission transaction.
+// reserveIn claims the budget of a metered route, or checks that the
+// grant is live for an unmetered one, and books the attempt row, inside
+// tx (the joint admission transaction, or reserve's own).
 func (g *Gate) reserveIn(ctx context.Context, tx *sql.Tx, a *admission) string {
+	now, tag := g.opts.Now(), attemptTag{decision: a.decision, route: a.route.Method + " " + a.route.Path}
 	if !a.route.Metered {
-		return g.checkLive(ctx, tx, a)
+		if reason := g.checkLive(ctx, tx, a); reason != "" {
+			return reason
+		}
+		rid, err := g.ledger.book(ctx, tx, a.grant.ID, Amount{}, now, tag)
+		if err != nil {
+			return ReasonUnavailable
+		}
+		a.rid = rid
+		return ""
 	}
-	rid, reason, err := g.ledger.reserveTx(ctx, tx, a.grant.ID, a.reserved, g.opts.Now(), a.decision)
+	rid, reason, err := g.ledger.reserveTx(ctx, tx, a.grant.ID, a.reserved, now, tag)
 	if err != nil {
 		return ReasonUnavailable
 	}
@@ -175,8 +194,8 @@ func (g *Gate) reserveIn(ctx context.Context, tx *sql.Tx, a *admission) string {
 	return reason
 }
 
-// checkLive admits an unmetered request of a live, unexpired grant
-// (read inside tx, or from the pool when tx is nil); nothing is reserved.
+// checkLive admits an unmetered request of a live, unexpired grant, read
+// inside tx; nothing is reserved.
 func (g *Gate) checkLive(ctx context.Context, tx *sql.Tx, a *admission) string {
 	now := g.opts.Now()
 	a.reserved = Amount{}

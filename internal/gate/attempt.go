@@ -45,6 +45,7 @@ func attemptOf(out Outcome, sent bool) AttemptState {
 // no byte was written; Settled is zero while the attempt is open.
 type Attempt struct {
 	ID       int64        `json:"id"`
+	Route    string       `json:"route"` // "METHOD /path" ("" for attempts recorded before the column existed)
 	State    AttemptState `json:"state"`
 	Decision string       `json:"decision,omitempty"`
 	Created  time.Time    `json:"created"`
@@ -59,10 +60,10 @@ type Attempt struct {
 const maxAttempts = 1000
 
 // Attempts returns the most recent attempts of grant id (at most 1000),
-// oldest first. Unmetered routes (token counting, model listing) reserve
-// nothing and have no attempt record; their decisions are events.
+// oldest first. Unmetered routes (token counting, model listing) have
+// attempts too, reserving and charging nothing.
 func (g *Gate) Attempts(ctx context.Context, id string) ([]Attempt, error) {
-	rows, err := g.ledger.db.QueryContext(ctx, `SELECT id, attempt, decision, created_at, sent_at, settled_at, outcome,
+	rows, err := g.ledger.db.QueryContext(ctx, `SELECT id, route, attempt, decision, created_at, sent_at, settled_at, outcome,
 		tokens, spend, settled_tokens, settled_spend FROM gate_reservations WHERE grant_id = ? ORDER BY id DESC LIMIT ?`, id, maxAttempts)
 	if err != nil {
 		return nil, fmt.Errorf("read attempts: %w", err)
@@ -84,7 +85,7 @@ func scanAttempt(rows *sql.Rows) (Attempt, error) {
 	var created int64
 	var sent, settled, ct, cs sql.NullInt64
 	var outcome sql.NullString
-	err := rows.Scan(&a.ID, &a.State, &a.Decision, &created, &sent, &settled, &outcome,
+	err := rows.Scan(&a.ID, &a.Route, &a.State, &a.Decision, &created, &sent, &settled, &outcome,
 		&a.Reserved.Tokens, &a.Reserved.Spend, &ct, &cs)
 	a.Created = time.Unix(0, created).UTC()
 	if sent.Valid {

@@ -157,3 +157,21 @@ func deadOrigin(t *testing.T) string {
 	ln.Close()
 	return "http://" + addr
 }
+
+// TestUnmeteredAttempts: token counting has its own attempt row with its
+// decision, reserving and charging nothing and consuming no request.
+func TestUnmeteredAttempts(t *testing.T) {
+	f := newFixture(t, nil)
+	gr, phantom := f.grant(spec(Anthropic))
+	resp := send(f, "POST", "/v1/messages/count_tokens?beta=true", `{"model":"`+gr.Model+`"}`, map[string]string{"X-Api-Key": phantom})
+	readAll(t, resp)
+	g := f.settled(gr.ID)
+	as := attempts(t, f, gr.ID)
+	if len(as) != 1 || as[0].Route != "POST /v1/messages/count_tokens" || as[0].State != AttemptCompleted ||
+		!strings.HasPrefix(as[0].Decision, "ed1:") || as[0].Reserved != (Amount{}) || as[0].Charged != (Amount{}) {
+		t.Fatalf("attempts %+v, want one completed count_tokens attempt charging nothing", as)
+	}
+	if g.Used != (Counters{}) {
+		t.Errorf("count_tokens consumed %+v", g.Used)
+	}
+}

@@ -63,6 +63,10 @@ ALTER TABLE gate_grants ADD COLUMN long_in REAL NOT NULL DEFAULT 0;
 ALTER TABLE gate_grants ADD COLUMN long_out REAL NOT NULL DEFAULT 0;
 ALTER TABLE gate_grants ADD COLUMN long_cw REAL NOT NULL DEFAULT 0;
 ALTER TABLE gate_grants ADD COLUMN long_cr REAL NOT NULL DEFAULT 0;
+`}, {Version: 5, SQL: `
+-- Issue 18 scope 4: unmetered routes (token counting, model listing) have
+-- attempt rows too, reserving nothing; route is "METHOD /path".
+ALTER TABLE gate_reservations ADD COLUMN route TEXT NOT NULL DEFAULT '';
 `}}
 
 // ledger keeps grants and reservations in the shared SQLite database.

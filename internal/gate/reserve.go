@@ -14,23 +14,7 @@ type Amount struct {
 	Spend  NanoUSD
 }
 
-// reserve is [ledger.reserveTx] in its own write transaction, for a
-// decider that cannot join the gate's (then the egress claim was a
-// transaction of its own before).
-func (l *ledger) reserve(ctx context.Context, id string, amt Amount, now time.Time) (rid int64, reason string, err error) {
-	err = l.w.write(ctx, func(tx *sql.Tx) error {
-		rid, reason, err = l.reserveTx(ctx, tx, id, amt, now, "")
-		if err == nil && reason != "" {
-			err = errRefused // roll back; nothing was written anyway
-		}
-		return err
-	})
-	if err == errRefused {
-		err = nil
-	}
-	return rid, reason, err
-}
-
+// errRefused rolls back a write transaction whose check refused.
 var errRefused = errors.New("refused")
 
 // reserveTx atomically checks that grant id is live, unexpired and can
@@ -39,7 +23,7 @@ var errRefused = errors.New("refused")
 // admissions serialise on the database write lock and can never pass
 // against the same remaining budget. It returns the reservation id, or
 // "" and the denial reason (then tx holds no write of it).
-func (l *ledger) reserveTx(ctx context.Context, tx *sql.Tx, id string, amt Amount, now time.Time, decision string) (int64, string, error) {
+func (l *ledger) reserveTx(ctx context.Context, tx *sql.Tx, id string, amt Amount, now time.Time, tag attemptTag) (int64, string, error) {
 	res, err := tx.StmtContext(ctx, l.st.reserve).ExecContext(ctx, amt.Tokens, amt.Spend, id, now.UnixNano())
 	if err != nil {
 		return 0, "", fmt.Errorf("reserve: %w", err)
@@ -48,15 +32,27 @@ func (l *ledger) reserveTx(ctx context.Context, tx *sql.Tx, id string, amt Amoun
 		reason, err := l.whyNot(ctx, tx, id, amt, now)
 		return 0, reason, err
 	}
-	res, err = tx.StmtContext(ctx, l.st.book).ExecContext(ctx, id, now.UnixNano(), amt.Tokens, amt.Spend, decision)
+	rid, err := l.book(ctx, tx, id, amt, now, tag)
+	return rid, "", err
+}
+
+// attemptTag is what an attempt row records besides its amounts.
+type attemptTag struct {
+	decision string // the egress decision's EvidenceDigest@1, or ""
+	route    string // "METHOD /path"
+}
+
+// book inserts the attempt (reservation) row of grant id inside tx.
+func (l *ledger) book(ctx context.Context, tx *sql.Tx, id string, amt Amount, now time.Time, tag attemptTag) (int64, error) {
+	res, err := tx.StmtContext(ctx, l.st.book).ExecContext(ctx, id, now.UnixNano(), amt.Tokens, amt.Spend, tag.decision, tag.route)
 	if err != nil {
-		return 0, "", fmt.Errorf("reserve: %w", err)
+		return 0, fmt.Errorf("book attempt: %w", err)
 	}
 	rid, err := res.LastInsertId()
 	if err != nil {
-		return 0, "", fmt.Errorf("reserve: %w", err)
+		return 0, fmt.Errorf("book attempt: %w", err)
 	}
-	return rid, "", nil
+	return rid, nil
 }
 
 // whyNot names the first failed admission condition, in admission order,

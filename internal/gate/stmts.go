@@ -30,7 +30,7 @@ func (s *stmts) prepare(ctx context.Context, db *sql.DB) error {
 			AND tokens + reserved_tokens + ?1 <= max_tokens AND spend + reserved_spend + ?2 <= max_spend`},
 		// Exec and LastInsertId rather than RETURNING: a result set costs
 		// database/sql a Rows and a goroutine per call.
-		{&s.book, `INSERT INTO gate_reservations (grant_id, created_at, tokens, spend, decision) VALUES (?, ?, ?, ?, ?)`},
+		{&s.book, `INSERT INTO gate_reservations (grant_id, created_at, tokens, spend, decision, route) VALUES (?, ?, ?, ?, ?, ?)`},
 		// The reservation row must still be open and hold exactly what the
 		// caller says it reserved; the grant's counters move by that.
 		{&s.settle, `UPDATE gate_reservations SET settled_at = ?, outcome = ?, settled_tokens = ?,
