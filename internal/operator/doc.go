@@ -35,8 +35,9 @@
 //
 // Lifecycle actions (stopping or restarting a coagent8 component) refuse
 // with LIFECYCLE_UNAVAILABLE until a qualified lifecycle passage exists
-// . The state is only read: the dashboard never writes the state
-// database, and the only file it writes is its own credential.
+// . The state is only read: the dashboard never migrates or writes
+// another component's tables; it writes only its credential and its own
+// security events.
 //
 // # Non-goals
 //

@@ -1,10 +1,15 @@
 package operator
 
 import (
+	"context"
+	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coagent8/coagent8/internal/event"
 )
 
 func TestOperatorAuthRequired(t *testing.T) {
@@ -187,6 +192,72 @@ func TestOperatorProxiedRequestsRefused(t *testing.T) {
 		got := ts.do(t, req{path: "/", auth: true, header: map[string]string{h: "for=203.0.113.9"}})
 		if got.status != http.StatusForbidden || got.header.Get("X-Coagent8-Reason") != "operator.proxied" {
 			t.Errorf("%s: status %d reason %q", h, got.status, got.header.Get("X-Coagent8-Reason"))
+		}
+	}
+}
+
+// TestOperatorCredentialNeverEchoed is a canary: no page, header or
+// security event carries the credential.
+func TestOperatorCredentialNeverEchoed(t *testing.T) {
+	ts := start(t, Options{Doctor: demoDoctor})
+	pw := ts.cred.Password().Reveal()
+	for _, rt := range routeTable {
+		method, path := samplePath(rt.pattern)
+		if path == "/live" {
+			continue // a stream; its first event is checked in live_test.go
+		}
+		r := req{method: method, path: path, auth: true}
+		if method == http.MethodPost {
+			r = ts.post(path)
+		}
+		got := ts.do(t, r)
+		for k, v := range got.header {
+			if strings.Contains(strings.Join(v, " "), pw) {
+				t.Errorf("%s: header %s carries the credential", path, k)
+			}
+		}
+		if strings.Contains(got.body, pw) {
+			t.Errorf("%s: body carries the credential", path)
+		}
+	}
+	ts.do(t, req{path: "/", header: map[string]string{"Authorization": basic(User, pw+"x")}})
+	for _, e := range ts.events.Events() {
+		if strings.Contains(fmt.Sprint(e), pw) {
+			t.Errorf("event carries the credential: %+v", e)
+		}
+	}
+}
+
+// TestOperatorServesIPv6Loopback: on [::1] the Host must be exactly
+// "[::1]:PORT"; 127.0.0.1 with the same port is another host.
+func TestOperatorServesIPv6Loopback(t *testing.T) {
+	ln, err := Listen("[::1]:0")
+	if err != nil {
+		t.Fatalf("listen on [::1] (the test host needs IPv6 loopback): %v", err)
+	}
+	dir := t.TempDir()
+	cred, _, _ := LoadOrCreateCredential(dir)
+	s, err := New(t.Context(), Options{StateDir: dir, Credential: cred, Events: &event.Memory{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	defer func() { cancel(); <-done }()
+	port := ln.Addr().(*net.TCPAddr).Port
+	for host, want := range map[string]int{fmt.Sprintf("[::1]:%d", port): 200, fmt.Sprintf("127.0.0.1:%d", port): 421} {
+		r, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("http://[::1]:%d/", port), nil)
+		r.Host = host
+		r.SetBasicAuth(User, cred.Password().Reveal())
+		res, err := http.DefaultTransport.RoundTrip(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("Host %s: status %d, want %d", host, res.StatusCode, want)
 		}
 	}
 }
