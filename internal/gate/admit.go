@@ -16,6 +16,7 @@ import (
 
 // admission is one admitted request on its way upstream.
 type admission struct {
+	gate     *Gate
 	route    Route
 	grant    Grant // immutable binding
 	wire     wire  // the headers that go upstream, and the dropped names
@@ -58,7 +59,7 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // admit runs the admission order of notes/gate.md §1. On denial a carries
 // what was learned so far (for the event) and reason is set.
 func (g *Gate) admit(r *http.Request) (a *admission, reason, detail string) {
-	a = &admission{}
+	a = &admission{gate: g}
 	if isUpgrade(r) {
 		return a, ReasonUpgrade, ""
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -15,7 +16,8 @@ type AttemptState string
 
 // Attempt states.
 const (
-	AttemptDecided   AttemptState = "decided"   // admitted and reserved; in flight, or never settled
+	AttemptDecided   AttemptState = "decided"   // admitted and reserved, nothing written yet (or never settled)
+	AttemptSent      AttemptState = "sent"      // first byte written upstream, not settled yet (recorded within WatchInterval)
 	AttemptCompleted AttemptState = "completed" // a response came back (any status), settled
 	AttemptNotSent   AttemptState = "not_sent"  // failed before its first byte: charged nothing
 	// AttemptUncertain: the connection was lost (or the gate cut the
@@ -97,4 +99,50 @@ func scanAttempt(rows *sql.Rows) (Attempt, error) {
 	a.Outcome = Outcome(outcome.String)
 	a.Charged = Amount{Tokens: ct.Int64, Spend: NanoUSD(cs.Int64)}
 	return a, err
+}
+
+// sentMarks collects attempts whose first byte was written, for the
+// watcher to record in one write transaction per WatchInterval: the
+// "sent" state costs the request path nothing but an append.
+type sentMarks struct {
+	mu  sync.Mutex
+	ids map[int64]int64 // attempt id → Unix ns
+}
+
+func (s *sentMarks) add(rid, at int64) {
+	if rid == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ids == nil {
+		s.ids = map[int64]int64{}
+	}
+	s.ids[rid] = at
+}
+
+func (s *sentMarks) take() map[int64]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.ids
+	s.ids = nil
+	return out
+}
+
+// flushSent records the pending sent marks. Only attempts still
+// decided move: a settlement that came first keeps its final state.
+func (g *Gate) flushSent(ctx context.Context) {
+	marks := g.sent.take()
+	if len(marks) == 0 {
+		return
+	}
+	g.ledger.w.write(ctx, func(tx *sql.Tx) error {
+		for rid, at := range marks {
+			if _, err := tx.ExecContext(ctx, `UPDATE gate_reservations SET attempt = ?, sent_at = ?
+				WHERE id = ? AND attempt = ? AND settled_at IS NULL`, AttemptSent, at, rid, AttemptDecided); err != nil {
+				return err
+			}
+		}
+		return nil
+	}) // a failure leaves the rows decided; settlement still records sent_at
 }

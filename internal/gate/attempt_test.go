@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/coagent8/coagent8/internal/providertest"
 )
@@ -173,5 +174,32 @@ func TestUnmeteredAttempts(t *testing.T) {
 	}
 	if g.Used != (Counters{}) {
 		t.Errorf("count_tokens consumed %+v", g.Used)
+	}
+}
+
+// TestAttemptSentWhileStreaming: an attempt whose request was written is
+// recorded sent (within the watch interval) while its stream runs, and
+// completed once settled.
+func TestAttemptSentWhileStreaming(t *testing.T) {
+	f := newFixture(t, nil)
+	f.anth.Script(providertest.Reply{Chunks: 20, ChunkDelay: 50 * time.Millisecond, Text: strings.Repeat("s", 40)})
+	gr, phantom := f.grant(spec(Anthropic))
+	resp := f.call(Anthropic, phantom, gr.Model, true)
+	br := firstEvent(t, resp)
+	var mid Attempt
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if as := attempts(t, f, gr.ID); len(as) == 1 && as[0].State == AttemptSent {
+			mid = as[0]
+			break
+		}
+	}
+	io.Copy(io.Discard, br)
+	resp.Body.Close()
+	f.settled(gr.ID)
+	if mid.State != AttemptSent || mid.Sent.IsZero() {
+		t.Errorf("while streaming: %+v, want sent with its time", mid)
+	}
+	if as := attempts(t, f, gr.ID); as[0].State != AttemptCompleted || !as[0].Sent.Equal(mid.Sent) {
+		t.Errorf("after the stream: %+v, want completed, sent at %v", as[0], mid.Sent)
 	}
 }

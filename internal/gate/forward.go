@@ -67,7 +67,12 @@ func rewrite(pr *httputil.ProxyRequest, origin *url.URL) {
 // trace notes when the request's first bytes (its headers) were written
 // upstream: the attempt is then sent.
 func (a *admission) trace() *httptrace.ClientTrace {
-	return &httptrace.ClientTrace{WroteHeaders: func() { a.sentAt.CompareAndSwap(0, time.Now().UnixNano()) }}
+	return &httptrace.ClientTrace{WroteHeaders: func() {
+		now := time.Now().UnixNano()
+		if a.sentAt.CompareAndSwap(0, now) {
+			a.gate.sent.add(a.rid, now)
+		}
+	}}
 }
 
 // scrub redacts s for the diagnostic log: the real credential literally,

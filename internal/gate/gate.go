@@ -105,6 +105,7 @@ type Gate struct {
 	settling sync.WaitGroup
 
 	refused refusals
+	sent    sentMarks // attempts sent since the last watcher tick
 
 	mu       sync.Mutex
 	bindings map[string]Grant // keyed hash → immutable binding fields only

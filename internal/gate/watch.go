@@ -59,6 +59,7 @@ func (g *Gate) watch(ctx context.Context) {
 			return
 		case <-t.C:
 			g.sweep(ctx)
+			g.flushSent(ctx)
 		}
 	}
 }
