@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -51,13 +50,15 @@ func LoadOrCreateCredential(stateDir string) (c Credential, created bool, err er
 }
 
 // ReadCredential returns the stored credential (`coagent8 operator
-// credential`). A missing file is an error wrapping [fs.ErrNotExist]; a
-// loose mode or weak content is refused as in [LoadOrCreateCredential].
+// credential`). A file that cannot be read is a *fault.Error
+// PROCESS_ERROR, reason operator.credential_io, wrapping the cause (a
+// missing file: [fs.ErrNotExist]); a loose mode or weak content is refused
+// as in [LoadOrCreateCredential].
 func ReadCredential(stateDir string) (Credential, error) {
 	path := filepath.Join(stateDir, CredentialFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Credential{}, fmt.Errorf("read operator credential: %w", err)
+		return Credential{}, credentialIO(err)
 	}
 	if err := checkPrivate(path); err != nil {
 		return Credential{}, err
@@ -78,7 +79,7 @@ func parseCredential(s string) (Credential, error) {
 
 func createCredential(path string) (Credential, bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return Credential{}, false, fmt.Errorf("create state directory: %w", err)
+		return Credential{}, false, credentialIO(err)
 	}
 	b := make([]byte, credentialBytes)
 	rand.Read(b) // never fails (crypto/rand, Go 1.24+)
@@ -89,14 +90,21 @@ func createCredential(path string) (Credential, bool, error) {
 		return c, false, err
 	}
 	if err != nil {
-		return Credential{}, false, fmt.Errorf("create operator credential: %w", err)
+		return Credential{}, false, credentialIO(err)
 	}
 	defer f.Close()
 	if _, err := f.WriteString(s + "\n"); err != nil {
-		return Credential{}, false, fmt.Errorf("write operator credential: %w", err)
+		return Credential{}, false, credentialIO(err)
 	}
 	if err := f.Sync(); err != nil {
-		return Credential{}, false, fmt.Errorf("write operator credential: %w", err)
+		return Credential{}, false, credentialIO(err)
 	}
 	return Credential{password: secret.New(s)}, true, nil
+}
+
+// credentialIO types a failure to read or write the credential file; the
+// cause (with its path) stays internal.
+func credentialIO(err error) error {
+	return fault.Wrap(fault.ProcessError, "operator.credential_io",
+		"the operator credential file in the state directory could not be read or written (check its permissions)", err)
 }
