@@ -138,7 +138,7 @@ func TestGateAttemptsInInspectAndAudit(t *testing.T) {
 		if code != ExitOK || json.Unmarshal([]byte(out), &in) != nil {
 			t.Fatalf("inspect: exit %d: %s %s", code, out, errs)
 		}
-		if len(in.Attempts) == 1 && in.Attempts[0].State != "decided" || time.Now().After(deadline) {
+		if len(in.Attempts) == 1 && in.Attempts[0].State == "completed" || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"database/sql"
 	"io"
 	"net"
 	"strings"
@@ -166,8 +167,8 @@ func TestUnmeteredAttempts(t *testing.T) {
 	gr, phantom := f.grant(spec(Anthropic))
 	resp := send(f, "POST", "/v1/messages/count_tokens?beta=true", `{"model":"`+gr.Model+`"}`, map[string]string{"X-Api-Key": phantom})
 	readAll(t, resp)
+	as := settledAttempts(t, f, gr.ID, 1)
 	g := f.settled(gr.ID)
-	as := attempts(t, f, gr.ID)
 	if len(as) != 1 || as[0].Route != "POST /v1/messages/count_tokens" || as[0].State != AttemptCompleted ||
 		!strings.HasPrefix(as[0].Decision, "ed1:") || as[0].Reserved != (Amount{}) || as[0].Charged != (Amount{}) {
 		t.Fatalf("attempts %+v, want one completed count_tokens attempt charging nothing", as)
@@ -201,5 +202,66 @@ func TestAttemptSentWhileStreaming(t *testing.T) {
 	}
 	if as := attempts(t, f, gr.ID); as[0].State != AttemptCompleted || !as[0].Sent.Equal(mid.Sent) {
 		t.Errorf("after the stream: %+v, want completed, sent at %v", as[0], mid.Sent)
+	}
+}
+
+// TestOrphanedAttemptsCharged: an attempt a dead gate left open is,
+// once its grant is long expired, settled uncertain at its full
+// reservation — never zero, never left holding the budget.
+func TestOrphanedAttemptsCharged(t *testing.T) {
+	f := newFixture(t, nil)
+	s := spec(Anthropic)
+	s.TTL = time.Minute
+	gr, _ := f.grant(s)
+	amt := Amount{Tokens: 3000, Spend: 5000}
+	var rid int64
+	if err := f.gate.ledger.w.write(context.Background(), func(tx *sql.Tx) error {
+		var reason string
+		var err error
+		rid, reason, err = f.gate.ledger.reserveTx(context.Background(), tx, gr.ID, amt, time.Now(), attemptTag{route: "POST /v1/messages"})
+		if reason != "" {
+			t.Errorf("reserve refused: %s", reason)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	later, err := New(context.Background(), Options{DB: f.db, Key: f.gate.opts.Key, Egress: f.egress,
+		Now: func() time.Time { return time.Now().Add(2 * time.Hour) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { later.Close() })
+	if n, err := f.gate.ReconcileOrphans(context.Background()); err != nil || n != 0 {
+		t.Fatalf("reconciled %d (%v) while the grant is live, want 0", n, err)
+	}
+	if n, err := later.ReconcileOrphans(context.Background()); err != nil || n != 1 {
+		t.Fatalf("reconciled %d (%v), want 1", n, err)
+	}
+	as := attempts(t, f, gr.ID)
+	if len(as) != 1 || as[0].ID != rid || as[0].State != AttemptUncertain || as[0].Charged != amt {
+		t.Errorf("attempts %+v, want the orphan uncertain and charged %+v", as, amt)
+	}
+	g, _ := f.gate.Inspect(context.Background(), gr.ID)
+	if g.Reserved != (Counters{}) || g.Used.Tokens != amt.Tokens || g.Used.Spend != amt.Spend {
+		t.Errorf("grant counters %+v used %+v, want the reservation moved to used", g.Reserved, g.Used)
+	}
+}
+
+// settledAttempts waits until grant id has n attempts, all settled (an
+// unmetered attempt reserves nothing, so the grant's counters cannot tell).
+func settledAttempts(t *testing.T, f *fixture, id string, n int) []Attempt {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		as := attempts(t, f, id)
+		done := len(as) == n
+		for _, a := range as {
+			done = done && !a.Settled.IsZero()
+		}
+		if done || time.Now().After(deadline) {
+			return as
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

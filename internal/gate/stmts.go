@@ -34,7 +34,7 @@ func (s *stmts) prepare(ctx context.Context, db *sql.DB) error {
 		// The reservation row must still be open and hold exactly what the
 		// caller says it reserved; the grant's counters move by that.
 		{&s.settle, `UPDATE gate_reservations SET settled_at = ?, outcome = ?, settled_tokens = ?,
-			settled_spend = ?, attempt = ?, sent_at = ? WHERE id = ? AND settled_at IS NULL AND grant_id = ? AND tokens = ? AND spend = ?`},
+			settled_spend = ?, attempt = ?, sent_at = COALESCE(?, sent_at) WHERE id = ? AND settled_at IS NULL AND grant_id = ? AND tokens = ? AND spend = ?`},
 		{&s.release, `UPDATE gate_grants SET reserved_tokens = reserved_tokens - ?,
 			reserved_spend = reserved_spend - ?, tokens = tokens + ?, spend = spend + ? WHERE id = ?`},
 	} {

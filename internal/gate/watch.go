@@ -53,10 +53,14 @@ func (g *Gate) watch(ctx context.Context) {
 	defer close(g.done)
 	t := time.NewTicker(g.opts.WatchInterval)
 	defer t.Stop()
+	r := time.NewTicker(reconcileEvery)
+	defer r.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-r.C:
+			g.ReconcileOrphans(ctx) // a failure leaves them for the next tick
 		case <-t.C:
 			g.sweep(ctx)
 			g.flushSent(ctx)
