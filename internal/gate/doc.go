@@ -19,8 +19,10 @@
 //     worst case of this request, reserving it. With [egress.Decider] the
 //     disclosure claim of step 4 and this reservation are one write
 //     transaction: a refusal by either consumes nothing of both;
-//  6. only then resolves the real credential from the grant's
-//     [secret.Ref] and builds the upstream request itself: fixed origin,
+//  6. only then resolves the real credential — the reference declared
+//     for the grant's provider in [Options.Credentials] (config.json
+//     gate.credentials; any other is refused, R-101) — and builds the
+//     upstream request itself: fixed origin,
 //     admitted path and query, the decided body, the real credential and
 //     only the client headers on the route's allowlist ([Route.Headers]);
 //     every other header is dropped. The egress decision of step 4
