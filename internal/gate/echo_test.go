@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/providertest"
@@ -134,5 +135,45 @@ func TestLeakCheck(t *testing.T) {
 		if got := c.in([]byte(tt.in)); got != tt.want {
 			t.Errorf("%s: leak %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestKeySplitAcrossDeltas: a key the upstream streams in pieces, none
+// holding it whole, never reaches the client whole: the concatenation of
+// the deltas is checked too.
+func TestKeySplitAcrossDeltas(t *testing.T) {
+	for _, p := range []Provider{Anthropic, OpenAI} {
+		t.Run(string(p), func(t *testing.T) {
+			f := newFixture(t, nil)
+			rep := providertest.Reply{Text: "the key is " + realKey(p) + " and more text after it", Chunks: 40, ChunkDelay: 3 * time.Millisecond}
+			f.anth.Script(rep)
+			f.oai.Script(rep)
+			gr, phantom := f.grant(spec(p))
+			body := readAll(t, f.call(p, phantom, gr.Model, true))
+			var text strings.Builder // what the client reassembles
+			for line := range strings.Lines(body) {
+				for _, field := range deltaFields {
+					if v, ok := jsonString([]byte(line), field); ok {
+						text.Write(v)
+					}
+				}
+			}
+			if strings.Contains(body, realKey(p)) || strings.Contains(text.String(), realKey(p)) {
+				t.Fatal("the client reassembled the key")
+			}
+			if text.Len() == 0 {
+				t.Error("no delta reached the client before the key: the split was not exercised")
+			}
+			if !strings.Contains(body, "withheld") {
+				t.Errorf("stream did not end with the gate's error event: %s", body)
+			}
+			found := false
+			for _, e := range f.events.Events() {
+				found = found || (e.Reason == ReasonEcho && strings.HasPrefix(e.Detail, "response deltas"))
+			}
+			if !found {
+				t.Errorf("no %s event for the split key", ReasonEcho)
+			}
+		})
 	}
 }

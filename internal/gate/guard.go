@@ -122,11 +122,12 @@ type guard struct {
 	onLeak func(what string) // records the event; called at most once
 	errEv  []byte            // the generic error event of the provider
 
-	buf  []byte // from copyBufferPool; returned by Close
-	pend []byte // read, not yet checked (an incomplete line)
-	ob   []byte // backing store for out when pend was involved
-	out  []byte // checked, not yet returned
-	err  error  // returned once out is drained
+	win  deltaWindow // the tail of the streamed delta strings
+	buf  []byte      // from copyBufferPool; returned by Close
+	pend []byte      // read, not yet checked (an incomplete line)
+	ob   []byte      // backing store for out when pend was involved
+	out  []byte      // checked, not yet returned
+	err  error       // returned once out is drained
 }
 
 func (b *guard) Read(p []byte) (int, error) {
@@ -162,6 +163,9 @@ func (b *guard) fill() {
 		return
 	case cut > 0 && b.check.in(data[:cut]):
 		b.withhold("response body")
+		return
+	case cut > 0 && b.win.leaks(b.check, data[:cut]):
+		b.withhold("response deltas")
 		return
 	}
 	if len(b.pend) > 0 {
