@@ -118,7 +118,7 @@ func (d *Decider) Decide(ctx context.Context, t Transmission) (*Decision, []byte
 		return dec, nil, d.refuse(ctx, dec, reason)
 	}
 	dec.effect, dec.reason, dec.basis, dec.wire = Allow, reason, basis, sha256.Sum256(wire)
-	dec.request = requestDigest(t, wire)
+	dec.request = requestDigest(t, dec.wire)
 	return dec, wire, nil
 }
 

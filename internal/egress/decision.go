@@ -107,12 +107,13 @@ func (d *Decision) evidence() []byte {
 func (d *Decision) verify(wire []byte, x Transmission, policy [32]byte, now time.Time) error {
 	deny := func(reason, msg string) error { return fault.New(fault.PolicyDenied, reason, msg) }
 	t, purpose := x.Target, x.Purpose
+	body := sha256.Sum256(wire)
 	switch {
 	case d.effect != Allow:
 		return deny(d.reason, "egress refused")
 	case t == nil || t.Kind() != d.kind || targetDigest(t) != d.target:
 		return deny(ReasonTargetMismatch, "egress decision is for another target")
-	case sha256.Sum256(wire) != d.wire || requestDigest(x, wire) != d.request:
+	case body != d.wire || requestDigest(x, body) != d.request:
 		return deny(ReasonWireMismatch, "request bytes, method or headers changed after the egress decision")
 	case purpose != d.purpose:
 		return deny(ReasonPurposeMismatch, "egress decision is for another purpose")

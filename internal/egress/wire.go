@@ -24,12 +24,11 @@ const CredentialPlaceholder = "[coagent8 gate credential]"
 // origin, request target, custody route), every forwarded header in
 // order, and the body's digest. Length-prefixed, so no field can shift
 // into another.
-func requestDigest(t Transmission, wire []byte) [32]byte {
+func requestDigest(t Transmission, body [32]byte) [32]byte {
 	target := []byte(nil)
 	if t.Target != nil {
 		target = t.Target.encode()
 	}
-	body := sha256.Sum256(wire)
 	fields := []string{"coagent8 request v1", t.Method, string(target)}
 	for _, h := range t.Headers {
 		fields = append(fields, h.Name, h.Value)
@@ -65,6 +64,12 @@ func judgeHeaders(st *state, eff effective, hs []Header) string {
 	blob := headerBlob(hs)
 	if len(blob) == 0 {
 		return ""
+	}
+	if hasCredential(blob, false) && eff.nonDecl[Credentials] {
+		return ReasonCategory
+	}
+	if !st.p.dependsOnLineage() && !slices.ContainsFunc(st.p.labels, func(l label) bool { return len(l.patterns) > 0 }) {
+		return "" // nothing else could label a header (the common case: no goroutine, no scan)
 	}
 	c, err := classify(st.p, st.src, blob, false)
 	if err != nil {
