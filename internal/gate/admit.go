@@ -50,7 +50,7 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.deny(w, r, a, reason, detail)
 		return
 	}
-	g.record(g.eventOf(a, event.TypeDecision, ReasonAdmitted, g.transmission(r, a).HeaderRecord()))
+	g.record(g.eventOf(a, event.TypeDecision, ReasonAdmitted, "")) // the egress decision's event names the headers
 	r = r.WithContext(context.WithValue(r.Context(), admKey{}, a))
 	defer close(a.served)
 	g.proxies[a.route.Provider].ServeHTTP(w, r)

@@ -121,6 +121,14 @@ func (s *sentMarks) add(rid, at int64) {
 	s.ids[rid] = at
 }
 
+// drop forgets rid's mark: its settlement records the sent time itself,
+// so short exchanges never cost the watcher a write.
+func (s *sentMarks) drop(rid int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.ids, rid)
+}
+
 func (s *sentMarks) take() map[int64]int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()

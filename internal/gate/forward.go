@@ -108,6 +108,7 @@ func (g *Gate) settle(a *admission, charged Amount, out Outcome) {
 		return
 	}
 	sent := a.sentAt.Load()
+	g.sent.drop(a.rid)
 	err := g.ledger.settle(context.Background(), a.rid, a.grant.ID, a.reserved, charged, out, sent, g.opts.Now())
 	detail := fmt.Sprintf("reserved_tokens=%d reserved_nano_usd=%d charged_tokens=%d charged_nano_usd=%d",
 		a.reserved.Tokens, a.reserved.Spend, charged.Tokens, charged.Spend)
