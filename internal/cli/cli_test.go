@@ -40,6 +40,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"redact", "FILE"}, `unknown command "FILE" for "coagent8 redact"`, "coagent8 redact"},
 		{[]string{"sandbox", "run"}, "missing the command", "coagent8 sandbox run"},
 		{[]string{"gate", "revoke"}, "missing GRANT_ID", "coagent8 gate revoke"},
+		{[]string{"gate", "revoke", "grant-1", "--job", "job-1"}, "not both", "coagent8 gate revoke"},
 		{[]string{"doctor", "extra"}, `unknown command "extra" for "coagent8 doctor"`, "coagent8 doctor"},
 		{[]string{"prices", "show", "extra"}, `unknown command "extra" for "coagent8 prices show"`, "coagent8 prices show"},
 		{[]string{"prices", "bogus"}, `unknown command "bogus" for "coagent8 prices"`, "coagent8 prices"},

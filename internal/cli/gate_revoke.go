@@ -25,8 +25,10 @@ func newGateRevokeCmd(a *app) *cobra.Command {
 				return a.gateRevokeJob(cmd.Context(), job)
 			case job == "" && len(args) == 1:
 				return a.gateByID(cmd.Context(), "revoke", args[0])
+			case job == "":
+				return usageError{errors.New("missing GRANT_ID (or --job JOB for every grant of a job)")}
 			}
-			return usageError{errors.New("gate revoke wants a GRANT_ID or --job JOB (not both)")}
+			return usageError{errors.New("gate revoke takes a GRANT_ID or --job JOB, not both")}
 		},
 	}
 	c.Flags().StringVar(&job, "job", "", "revoke every live grant of this job")
