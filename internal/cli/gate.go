@@ -95,8 +95,8 @@ func newGateGrantCmd(a *app) *cobra.Command {
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&o.provider, "provider", "", "anthropic or openai")
-	fl.StringVar(&o.model, "model", "", "exact model id requests must name")
+	fl.StringVar(&o.provider, "provider", "", "anthropic or openai (required)")
+	fl.StringVar(&o.model, "model", "", "exact model id requests must name (required)")
 	fl.StringVar(&o.job, "job", "", "job id the grant belongs to")
 	fl.StringVar(&o.secretRef, "secret", "", "reference to the real credential; must be the one config.json declares in gate.credentials.<provider> (default: that one)")
 	fl.DurationVar(&o.ttl, "ttl", time.Hour, "lifetime of the grant")
@@ -104,7 +104,7 @@ func newGateGrantCmd(a *app) *cobra.Command {
 	fl.Int64Var(&o.maxTokens, "max-tokens", 0, "input+output token budget (required)")
 	fl.Float64Var(&o.maxUSD, "max-usd", 0, "spend budget in USD (required)")
 	fl.Int64Var(&o.ceiling, "output-ceiling", 0, "output tokens reserved when a request names no limit (0 = 128000)")
-	fl.Float64Var(&o.price.InputPerMTok, "price-input", 0, "USD per million input tokens, when the catalog lacks the model")
+	fl.Float64Var(&o.price.InputPerMTok, "price-input", 0, "USD per million input tokens (required: a grant is priced per grant; the price catalog holds output prices only)")
 	fl.Float64Var(&o.price.OutputPerMTok, "price-output", 0, "USD per million output tokens")
 	fl.Float64Var(&o.price.CacheWritePerMTok, "price-cache-write", 0, "USD per million cache-write tokens")
 	fl.Float64Var(&o.price.CacheReadPerMTok, "price-cache-read", 0, "USD per million cache-read tokens")
