@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -39,5 +40,37 @@ func TestDoctorEmptyListsAndExit(t *testing.T) {
 	_, help, _ := runCLI(t, testEnv(t), "", "doctor", "--help")
 	if !strings.Contains(help, `exits 0 whenever the report was`) || !strings.Contains(help, `Readiness is in the "status" field`) {
 		t.Errorf("doctor --help does not explain the exit status:\n%s", help)
+	}
+}
+
+// TestDoctorNamesConfigCause: with an unusable config.json, doctor says
+// why (which key, what is wrong), redacted: a literal credential's path is
+// named and its value never printed.
+func TestDoctorNamesConfigCause(t *testing.T) {
+	key := "sk-ant-api03-" + strings.Repeat("Q", 40)
+	tests := []struct{ name, body, want string }{
+		{"not JSON", "{not json", "not a JSON object"},
+		{"literal credential", `{"gate":{"credentials":{"anthropic":"` + key + `"}}}`, "gate.credentials.anthropic"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := testEnv(t, "PATH=/nonexistent-c8")
+			if err := os.WriteFile(env.ConfigPath(), []byte(tt.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, out, _ := runCLI(t, env, "", "doctor")
+			var rep struct {
+				Sections struct {
+					Governance struct{ Error, Cause string } `json:"governance"`
+				} `json:"sections"`
+			}
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			g := rep.Sections.Governance
+			if g.Error == "" || !strings.Contains(g.Cause, tt.want) || strings.Contains(out, key) {
+				t.Errorf("governance error %q, cause %q; want a cause naming %q and no key", g.Error, g.Cause, tt.want)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/coagent8/coagent8/internal/config"
@@ -10,6 +11,7 @@ import (
 	"github.com/coagent8/coagent8/internal/governor"
 	"github.com/coagent8/coagent8/internal/policy"
 	"github.com/coagent8/coagent8/internal/price"
+	"github.com/coagent8/coagent8/internal/redact"
 	"github.com/coagent8/coagent8/internal/sandbox"
 )
 
@@ -73,10 +75,16 @@ func (l *lazyCatalog) Status() price.Status { l.load(); return l.st }
 // and the task sandbox's readiness.
 func (a *app) doctorSections() func() map[string]any {
 	return func() map[string]any {
-		cfg, _ := config.LoadFile(a.env.ConfigPath())
+		cfg, loadErr := config.LoadFile(a.env.ConfigPath())
 		gov := map[string]any{"configPath": a.env.ConfigPath(), "prices": a.prices.Status()}
 		if err := cfg.GovernanceErr(); err != nil {
 			gov["error"] = err.Error()
+			if loadErr != nil {
+				// doctor is the user's own diagnostic: the cause (which
+				// key, what is wrong) redacted and bounded, not only the
+				// refusal every turn gets.
+				gov["cause"] = boundedCause(redact.NewDiagnostic(a.env.Home()).String(loadErr.Error()))
+			}
 		} else {
 			allow, ask, deny := cfg.Governance.Lists()
 			gov["askAbovePrice"] = cfg.Governance.AskAbovePrice().FloatString(2)
@@ -101,6 +109,14 @@ func (a *app) sandboxStatus() any {
 func orEmpty(s []string) []string {
 	if s == nil {
 		return []string{}
+	}
+	return s
+}
+
+// boundedCause keeps the first 1,000 bytes of a cause (valid UTF-8).
+func boundedCause(s string) string {
+	if len(s) > 1000 {
+		s = strings.ToValidUTF8(s[:1000], "") + "…"
 	}
 	return s
 }
