@@ -186,3 +186,13 @@ func (q *Qualification) hostStillLacks(ctx context.Context) bool {
 	}
 	return true
 }
+
+// head returns the first n bytes of b, trimmed, as text (a crashed Go
+// probe's first lines name the fatal error; its tail is stack).
+func head(b []byte, n int) string {
+	b = bytes.TrimSpace(b)
+	if len(b) > n {
+		b = b[:n]
+	}
+	return strings.ToValidUTF8(string(b), "?")
+}

@@ -10,6 +10,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -326,9 +328,19 @@ func probeSleeper([]string) (bool, string) {
 }
 
 // probeForkBomb starts sleepers until the pids limit refuses one.
+//
+// The pids limit counts threads too, and a Go runtime that cannot create a
+// thread it needs dies ("failed to create new OS thread"): the probe then
+// printed no report and qualification failed under load (seen in CI on a
+// fresh host). So the children are single-threaded sleep(1) processes, not
+// Go sleepers, and the probe itself keeps to one P with the collector off,
+// which leaves the runtime no reason to start a thread near the limit.
 func probeForkBomb([]string) (bool, string) {
+	runtime.GOMAXPROCS(1)
+	debug.SetGCPercent(-1)
+	runtime.LockOSThread()
 	for n := 0; n < 5000; n++ {
-		cmd := exec.Command(probePath, probeArg, "_sleeper")
+		cmd := exec.Command("/usr/bin/sleep", "600")
 		if err := cmd.Start(); err != nil {
 			return errors.Is(err, syscall.EAGAIN), fmt.Sprintf("stopped after %d processes: %v", n, err)
 		}

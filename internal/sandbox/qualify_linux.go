@@ -195,7 +195,7 @@ func (s *Sandbox) runProbe(ctx context.Context, pc probeCase) (ProbeResult, erro
 func failedDetail(detail string, r Receipt, out []byte, reported bool) string {
 	d := detail + " (" + exitText(r.Exit) + ")"
 	if !reported {
-		d = fmt.Sprintf("the probe printed no report, output %q; %s", tail(out, 300), d)
+		d = fmt.Sprintf("the probe printed no report, output %q … %q; %s", head(out, 200), tail(out, 200), d)
 	}
 	return d
 }
