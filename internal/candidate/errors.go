@@ -19,9 +19,10 @@ const (
 )
 
 // pathError returns a typed error naming the workspace-relative path rel
-// (never an absolute host path) in its message and in Details["path"].
+// (never an absolute host path) in its message, quoted because the agent
+// chose the name, and in Details["path"].
 func pathError(code fault.Code, reason, what, rel string, cause error) *fault.Error {
-	return fault.Wrap(code, reason, fmt.Sprintf("candidate workspace: %s: %s", what, display(rel)), cause).With("path", display(rel))
+	return fault.Wrap(code, reason, fmt.Sprintf("candidate workspace: %s: %q", what, display(rel)), cause).With("path", display(rel))
 }
 
 // display returns rel for messages: "." for the root.

@@ -3,6 +3,7 @@ package candidate
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -55,6 +56,9 @@ func TestChangesRefusesBadUpper(t *testing.T) {
 			l, u := trees(t, tt.lower, tt.upper)
 			got, err := ChangesLimited(l, u, tt.lim)
 			wantFault(t, err, tt.code, tt.reason, tt.path)
+			if !strings.Contains(err.Error(), strconv.Quote(tt.path)) {
+				t.Errorf("message %q does not name %q", err.Error(), tt.path)
+			}
 			if got != nil {
 				t.Errorf("got changes %v with an error", got)
 			}
