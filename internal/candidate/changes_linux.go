@@ -22,6 +22,12 @@ import (
 // (file, directory, symlink) is one Modified change for the path, plus
 // Deleted changes for a replaced directory's lower subtree and Added changes
 // for a new directory's content. Ownership and timestamps are not compared.
+// Renames are not inferred: a renamed file or directory is its old paths
+// Deleted plus its new paths Added (overlayfs keeps no rename record).
+//
+// Neither tree may change during the call: call it after the agent's
+// processes are gone (an entry swapped between stat and open is detected
+// on a best-effort basis). Calls are independent and may run concurrently.
 //
 // Errors are *fault.Error: INVALID_INPUT with [ReasonNotDirectory] when
 // lower or upper is not a directory (a symlink root counts as not one),
