@@ -98,7 +98,7 @@ func hasCredential(body []byte, isJSON bool) bool {
 		return true
 	}
 	var decoded bytes.Buffer
-	collectStrings(v, &decoded)
+	CollectStrings(v, &decoded)
 	return changes(decoded.Bytes())
 }
 
@@ -107,22 +107,24 @@ func changes(b []byte) bool {
 	return len(out) != len(b) || !bytes.Equal(out, b)
 }
 
-// collectStrings writes every string (object keys included) of a decoded
-// JSON value to w, one per line, so the redactor sees each whole.
-func collectStrings(v any, w *bytes.Buffer) {
+// CollectStrings writes every string (object keys included) of a decoded
+// JSON value (encoding/json's any: string, []any, map[string]any; other
+// types are skipped) to w, one per line, so a redactor sees each whole,
+// JSON escapes decoded. The gate's response check uses it too.
+func CollectStrings(v any, w *bytes.Buffer) {
 	switch t := v.(type) {
 	case string:
 		w.WriteString(t)
 		w.WriteByte('\n')
 	case []any:
 		for _, e := range t {
-			collectStrings(e, w)
+			CollectStrings(e, w)
 		}
 	case map[string]any:
 		for k, e := range t {
 			w.WriteString(k)
 			w.WriteByte('\n')
-			collectStrings(e, w)
+			CollectStrings(e, w)
 		}
 	}
 }

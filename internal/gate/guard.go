@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/coagent8/coagent8/internal/egress"
 	"github.com/coagent8/coagent8/internal/redact"
 )
 
@@ -74,26 +75,8 @@ func unescaped(line []byte) []byte {
 		return line
 	}
 	var b bytes.Buffer
-	collect(v, &b)
+	egress.CollectStrings(v, &b)
 	return b.Bytes()
-}
-
-func collect(v any, w *bytes.Buffer) {
-	switch t := v.(type) {
-	case string:
-		w.WriteString(t)
-		w.WriteByte('\n')
-	case []any:
-		for _, e := range t {
-			collect(e, w)
-		}
-	case map[string]any:
-		for k, e := range t {
-			w.WriteString(k)
-			w.WriteByte('\n')
-			collect(e, w)
-		}
-	}
 }
 
 // header reports whether any name or value of h carries a leak.

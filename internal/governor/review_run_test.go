@@ -20,7 +20,7 @@ import (
 func gitRepo(t *testing.T) (dir, head string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed:", err)
+		t.Fatal("git is not installed (scripts/install.sh installs it):", err)
 	}
 	dir = t.TempDir()
 	run := func(args ...string) string {
