@@ -56,6 +56,10 @@ cross_compile() {
 			CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -o /dev/null ./cmd/coagent8 || rc=1
 		done
 	done
+	# Tests too must compile off Linux (vet type-checks _test.go files).
+	for os in darwin windows; do
+		CGO_ENABLED=0 GOOS=$os GOARCH=amd64 go vet ./... || rc=1
+	done
 	return $rc
 }
 
@@ -90,7 +94,7 @@ done
 
 stage gofmt gofmt_clean
 stage "go vet" go vet ./...
-stage "cross-compile darwin/windows (amd64, arm64)" cross_compile
+stage "cross-compile darwin/windows (amd64, arm64; tests vetted)" cross_compile
 stage "go test" gotests all -count=1 -timeout 20m "${test_pkgs[@]}"
 stage "go test -race (concurrency-sensitive packages)" gotests race -count=1 -race -timeout 15m "${race_pkgs[@]}"
 # The task sandbox forks PID 1 from goroutines while the runtime runs
