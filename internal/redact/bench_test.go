@@ -13,7 +13,13 @@ import (
 )
 
 // BenchmarkCode measures the answer profile on up to 8 MiB of Go source.
-func BenchmarkCode(b *testing.B) {
+func BenchmarkCode(b *testing.B) { benchCode(b, NewAnswer()) }
+
+// BenchmarkCodeDiagnostic measures the diagnostic profile (keyword rules
+// included: Go source is dense in ':' and '=') on the same corpus.
+func BenchmarkCodeDiagnostic(b *testing.B) { benchCode(b, NewDiagnostic("/home/u")) }
+
+func benchCode(b *testing.B, r *Redactor) {
 	root := filepath.Join(goroot(&testing.T{}), "src", "net")
 	var pieces [][]byte
 	size := 0
@@ -25,7 +31,6 @@ func BenchmarkCode(b *testing.B) {
 		}
 		return nil
 	})
-	r := NewAnswer()
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	cpu0 := cpuTime()

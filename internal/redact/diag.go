@@ -79,8 +79,10 @@ func keyBefore(b []byte, i, bnd int) (compound, ok bool) {
 	for k := 0; k < 8 && j > 0 && setSpace[b[j-1]]; k++ {
 		j--
 	}
+	var quote byte
 	if j > 0 && (b[j-1] == '"' || b[j-1] == '\'') {
 		j--
+		quote = b[j]
 		for k := 0; k < 8 && j > 0 && b[j-1] == '\\'; k++ { // \" and \\\" (JSON in JSON)
 			j--
 		}
@@ -89,7 +91,7 @@ func keyBefore(b []byte, i, bnd int) (compound, ok bool) {
 	for j > 0 && e-j < 64 && setKey[b[j-1]] {
 		j--
 	}
-	if e == j || e-j >= 64 {
+	if e == j || e-j >= 64 || !wholeKey(b, j, e, quote) {
 		return false, false
 	}
 	if j < bnd && bnd < e { // the run starts inside an escape
@@ -113,6 +115,28 @@ func keyBefore(b []byte, i, bnd int) (compound, ok bool) {
 		}
 	}
 	return false, false
+}
+
+// wholeKey reports whether the key run b[j:e] is a key rather than the tail
+// of some other word. Before a closing quote the whole quoted text must be
+// the key, optionally a dotted path ("spring.datasource.password"): in
+// `context file "../../etc/passwd": give …` the quote ends a value, and the
+// keyword rule must not reach across it into the message (issue 19 item 12).
+// Unquoted keys keep matching as the tail of any run ("…/client_secret: v"):
+// without a quote there is no value end to respect.
+func wholeKey(b []byte, j, e int, quote byte) bool {
+	if quote == 0 {
+		return true
+	}
+	for s := j; s > 0 && e-s < 64; s-- {
+		switch c := b[s-1]; {
+		case c == quote:
+			return true
+		case c != '.' && !setKey[c]:
+			return false
+		}
+	}
+	return false
 }
 
 // keyValue reads the value after a separator: quoted (up to the closing

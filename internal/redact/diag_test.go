@@ -53,6 +53,13 @@ func TestDiagnostic(t *testing.T) {
 		{"url no password", "", "ssh://git@github.com/x", "ssh://git@github.com/x"},
 		{"url at in password", "", "https://u:p@ss@h.example/x", "https://" + redact.KindURLCredentials.Marker() + "@h.example/x"},
 		{"url port", "", "http://host:8080/a@b", "http://host:8080/a@b"},
+		// Issue 19 item 12: a keyword that ends a quoted value is not a key.
+		{"quoted path value", "", `context file "../../etc/passwd": give the path inside the workspace without '..'`, `context file "../../etc/passwd": give the path inside the workspace without '..'`},
+		{"quoted sentence value", "", `'my api_key': unreadable here`, `'my api_key': unreadable here`},
+		{"escaped quoted path", "", `{"msg":"file \"/run/x/token\": give a path"}`, `{"msg":"file \"/run/x/token\": give a path"}`},
+		{"single quoted key", "", `'passwd': 'abc123def'`, `'passwd': '` + secret + `'`},
+		{"dotted quoted key", "", `"spring.datasource.password": "hunter22"`, `"spring.datasource.password": "` + secret + `"`},
+		{"unquoted path key", "", "/run/secrets/db_password: hunter22", "/run/secrets/db_password: " + secret},
 		{"answer rules too", "", "key sk-proj-" + "AAAAbbbbCCCCdddd1234", "key " + redact.KindOpenAI.Marker()},
 	}
 	for _, tt := range tests {

@@ -41,6 +41,7 @@ func FuzzStream(f *testing.F) {
 	}
 	f.Add([]byte("\x1b[1;32mpassword=abc123\x1b[0m /home/u/x"), uint64(5), true)
 	f.Add([]byte("Bearer \t"), uint64(2), false)
+	f.Add([]byte(`context file "../../etc/passwd": give the path`), uint64(4), true) // issue 19 item 12
 	diag, ans := redact.NewDiagnostic("/home/u"), redact.NewAnswer()
 	f.Fuzz(func(t *testing.T, data []byte, seed uint64, useDiag bool) {
 		r := ans
@@ -65,6 +66,7 @@ func FuzzPlanted(f *testing.F) {
 	f.Add([]byte(`password="`), []byte(`"`), uint8(5), uint64(9))
 	f.Add([]byte("Bearer"), []byte("..."), uint8(30), uint64(64))
 	f.Add([]byte("\x1b["), []byte("\x1b[0m"), uint8(12), uint64(2))
+	f.Add([]byte(`context file "../../etc/passwd": `), []byte(`"`), uint8(3), uint64(7)) // issue 19 item 12
 	cs := redacttest.All()
 	diag := redact.NewDiagnostic("/home/u")
 	f.Fuzz(func(t *testing.T, pre, post []byte, idx uint8, seed uint64) {
