@@ -63,10 +63,19 @@
 // first thing in main (and in TestMain); it returns immediately in a normal
 // process.
 //
+// # Agent profile
+//
+// [Sandbox.RunAgent] is the delegated-agent boundary's network layer
+// (issue 15 scope 2): the same boundary plus exactly one channel, a
+// listener on 127.0.0.1:GatePort that PID 1 creates inside the fresh
+// network namespace and hands to the supervisor before the command starts
+// (gate_linux.go). Landlock admits TCP connect to that port only and no
+// bind; seccomp admits TCP stream sockets only. A task [Spec] still has no
+// network or credential field: only an [AgentSpec], a distinct
+// type and entry point, gets the channel.
+//
 // # Non-goals
 //
-// This is not the delegated-agent sandbox: a [Spec] has no network or
-// credential field, and no code path widens a task run into an agent run.
 // Linux/amd64 only; other platforms compile and refuse with
 // fault.Unsupported.
 package sandbox

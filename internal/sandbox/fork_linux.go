@@ -46,9 +46,9 @@ const (
 	fdV1Tasks = 5 // first of the v1 cgroup "tasks" files (close-on-exec)
 )
 
-// maxChildFds bounds forkSpec.fds: stdio, status, sync and up to 8 v1
-// tasks files.
-const maxChildFds = 13
+// maxChildFds bounds forkSpec.fds: stdio, status, sync, up to 8 v1
+// tasks files and the agent profile's gate socket.
+const maxChildFds = 14
 
 // Status records the child writes on fdStatus, each 16 bytes in one write.
 const (

@@ -25,6 +25,9 @@ type job struct {
 	stdout      io.Writer
 	stderr      io.Writer
 	artifactsTo string
+	// gate is the agent profile's one network channel; nil for a task
+	// run (no network at all).
+	gate *gateChannel
 }
 
 // bind is one read-only host path made visible inside the sandbox.

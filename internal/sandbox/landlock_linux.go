@@ -48,8 +48,9 @@ var landlockRules = []landlockRule{
 // entry (each path opened O_PATH inside the new root), restrict the
 // process. Every handled right is one the host's ABI supports (checkHost
 // requires ABI ≥ 6), and a rule's rights must be a subset of the handled
-// ones or landlock_add_rule fails the run.
-func (p *plan) landlock() {
+// ones or landlock_add_rule fails the run. gatePort > 0 adds the agent
+// profile's one network rule.
+func (p *plan) landlock(gatePort int) {
 	attr := &ll.RulesetAttr{HandledAccessFS: uint64(landlockConfig.HandledAccessFS),
 		HandledAccessNet: uint64(landlockConfig.HandledAccessNet), Scoped: uint64(landlockConfig.Scoped)}
 	p.keep = append(p.keep, attr)
@@ -64,6 +65,9 @@ func (p *plan) landlock() {
 		p.add("landlock", sysOp{nr: unix.SYS_LANDLOCK_ADD_RULE, args: [6]uintptr{0, ll.RuleTypePathBeneath, uintptr(unsafe.Pointer(pb))},
 			in: [6]uint8{regRuleset}})
 		p.add("landlock", sysOp{nr: unix.SYS_CLOSE, in: [6]uint8{regFile}})
+	}
+	if gatePort > 0 {
+		p.landlockGate(gatePort)
 	}
 	p.add("landlock", sysOp{nr: unix.SYS_LANDLOCK_RESTRICT_SELF, in: [6]uint8{regRuleset}})
 	p.add("landlock", sysOp{nr: unix.SYS_CLOSE, in: [6]uint8{regRuleset}})

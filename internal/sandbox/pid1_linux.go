@@ -28,6 +28,7 @@ type pid1 struct {
 	syncW   *os.File
 	outR    [2]*os.File
 	plan    *plan
+	gate    *gateRelay // agent profile; nil for a task run
 	// released is closed when release returns: PID 1 is not reaped
 	// before, so its pid cannot be reused while release writes to
 	// /proc/<pid> and prlimits it.
@@ -88,18 +89,39 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(tasks) > maxChildFds-fdV1Tasks {
+	closeTasks := func() {
 		for _, f := range tasks {
 			f.Close()
 		}
+	}
+	if len(tasks) > maxChildFds-fdV1Tasks-1 {
+		closeTasks()
 		return nil, unavailable("cgroup_join", "at most 8 v1 cgroup hierarchies", fmt.Errorf("%d", len(tasks)))
 	}
 	pl, err := compilePlan(j, root, len(tasks), os.Geteuid() == 0)
 	if err != nil {
+		closeTasks()
 		return nil, err
+	}
+	var gate *gateRelay
+	if j.gate != nil {
+		if gate, err = newGateRelay(); err != nil {
+			closeTasks()
+			return nil, err
+		}
+		// From here the relay ends when PID 1's end closes: with PID 1,
+		// or below when the fork fails (the child files are closed).
+		go gate.receive(j.gate.serve)
+		tasks = append(tasks, gate.child)
+	}
+	abandon := func() {
+		if gate != nil {
+			gate.close()
+		}
 	}
 	files, err := openChildFiles(tasks)
 	if err != nil {
+		abandon()
 		return nil, err
 	}
 	defer files.close(false)
@@ -107,9 +129,10 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 	defer release()
 	if err != nil {
 		files.close(true)
+		abandon()
 		return nil, err
 	}
-	p := &pid1{pidfd: -1, plan: pl, statusR: files.keep[0], syncW: files.keep[1], outR: [2]*os.File{files.keep[2], files.keep[3]},
+	p := &pid1{pidfd: -1, plan: pl, gate: gate, statusR: files.keep[0], syncW: files.keep[1], outR: [2]*os.File{files.keep[2], files.keep[3]},
 		done: make(chan syscall.WaitStatus, 1), released: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {
@@ -134,6 +157,7 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 	}()
 	if err := <-started; err != nil {
 		files.close(true)
+		abandon()
 		return nil, unavailable("namespaces", "user, mount, PID, network, IPC, UTS and cgroup namespaces", err)
 	}
 	return p, nil
@@ -312,6 +336,9 @@ var argvBlock = sync.OnceValue(func() []byte {
 // closeAll closes the supervisor's pipe ends and PID 1's pidfd (after
 // PID 1 has been reaped).
 func (p *pid1) closeAll() {
+	if p.gate != nil {
+		p.gate.close()
+	}
 	for _, f := range []*os.File{p.statusR, p.syncW, p.outR[0], p.outR[1]} {
 		f.Close()
 	}

@@ -186,18 +186,25 @@ func compilePlan(j job, jobRoot string, v1Tasks int, dropUID bool) (*plan, error
 		p.call("cgroup v1 join", unix.SYS_CLOSE, uintptr(fd))
 	}
 	p.call("new session", unix.SYS_SETSID)
+	port := 0
+	if j.gate != nil {
+		// The gate descriptor follows the v1 tasks files (startPID1).
+		port = j.gate.port
+		p.gateListener(fdV1Tasks+v1Tasks, port)
+	}
 	if err := p.root(j, jobRoot); err != nil {
 		return nil, err
 	}
-	p.restrict(j.dir, dropUID)
+	p.restrict(j.dir, dropUID, port)
 	return p, nil
 }
 
 // restrict plans the privilege drop (notes §3 steps 7–9). Order:
 // capabilities and ids while we still may change them, then (after the
 // last id change) non-dumpable and the parent-death signal, the working
-// directory, no_new_privs, Landlock, seccomp last.
-func (p *plan) restrict(dir string, dropUID bool) {
+// directory, no_new_privs, Landlock, seccomp last. gatePort > 0 is the
+// agent profile: TCP connect to that port, TCP stream sockets.
+func (p *plan) restrict(dir string, dropUID bool, gatePort int) {
 	for c := uintptr(0); c < 64; c++ {
 		// EINVAL past the kernel's last capability.
 		p.add("capability bounding set", sysOp{nr: unix.SYS_PRCTL, args: [6]uintptr{unix.PR_CAPBSET_DROP, c}, ok: unix.EINVAL})
@@ -221,8 +228,11 @@ func (p *plan) restrict(dir string, dropUID bool) {
 	p.call("capabilities", unix.SYS_CAPSET, uintptr(unsafe.Pointer(hdr)), uintptr(unsafe.Pointer(&data[0])))
 	p.call("working directory", unix.SYS_CHDIR, p.cstr(dir))
 	p.call("no_new_privs", unix.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1)
-	p.landlock()
+	p.landlock(gatePort)
 	f := buildFilter()
+	if gatePort > 0 {
+		f = buildAgentFilter()
+	}
 	fp := &unix.SockFprog{Len: uint16(len(f)), Filter: &f[0]}
 	p.keep = append(p.keep, f, fp)
 	// No TSYNC: the child is single-threaded, and the command it forks

@@ -21,3 +21,11 @@ var policyDigest = sync.OnceValue(func() string {
 		landlockConfig, landlockRules, strings.Join(systemDirs, ","), strings.Join(etcBinds, ","), strings.Join(devNodes, ","))
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 })
+
+// agentPolicyDigest is the agent profile's policy: the task policy, the
+// agent filter and the gate channel's port.
+func agentPolicyDigest(port int) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\nagent seccomp %x\ngate 127.0.0.1:%d\n", policyDigest(), progDigest(buildAgentFilter()), port)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}

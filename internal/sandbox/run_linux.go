@@ -44,6 +44,9 @@ func (s *Sandbox) runJob(ctx context.Context, j job, digest string) (Receipt, er
 	rec := Receipt{JobID: id, Profile: ProfileTask, PolicyDigest: policyDigest(), BinaryDigest: digest,
 		Kernel: h.kernel(layout.source), Command: append([]string{j.path}, j.args...),
 		EnvNames: envNames(j.env), EnvRemoved: j.envRemoved, Requested: j.limits, Started: start.UTC()}
+	if j.gate != nil {
+		rec.Profile, rec.PolicyDigest = ProfileAgent, agentPolicyDigest(j.gate.port)
+	}
 	sweepStale(s.cfg.JobsDir, layout)
 	root, lock, err := s.makeJobRoot(id, j)
 	if root != "" {

@@ -98,8 +98,17 @@ func (p *prog) ifEq(k, r uint32) {
 	p.ret(r)
 }
 
-// buildFilter returns the filter program.
-func buildFilter() prog {
+// buildFilter returns the task sandbox's filter program.
+func buildFilter() prog { return buildFilterFor(false) }
+
+// buildAgentFilter returns the agent profile's filter: the task filter
+// plus TCP stream sockets (AF_INET/AF_INET6, SOCK_STREAM, protocol 0 or
+// IPPROTO_TCP), the one kind the gate channel needs. Which ports such a
+// socket may reach is Landlock's rule and the network namespace's
+// business; MPTCP, UDP (DNS) and raw sockets stay EPERM.
+func buildAgentFilter() prog { return buildFilterFor(true) }
+
+func buildFilterFor(inet bool) prog {
 	var p prog
 	eperm := retErrno | uint32(unix.EPERM)
 	p.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArch)
@@ -108,7 +117,7 @@ func buildFilter() prog {
 	p.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offNr)
 	p.jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, x32SyscallBit, 0, 1)
 	p.ret(retKillProcess)
-	p.argChecks(eperm)
+	p.argChecks(eperm, inet)
 	p.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offNr)
 	p.ifEq(sysClone3, retErrno|uint32(unix.ENOSYS))
 	for _, nr := range slices.Sorted(maps.Keys(deniedSyscalls)) {
@@ -127,8 +136,9 @@ func buildFilter() prog {
 }
 
 // argChecks emits the argument filters; A holds the syscall number on entry
-// and on fall-through.
-func (p *prog) argChecks(eperm uint32) {
+// and on fall-through. With inet, socket (not socketpair) also admits TCP
+// stream sockets.
+func (p *prog) argChecks(eperm uint32, inet bool) {
 	ldNr := func() { p.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offNr) }
 	// ioctl: TIOCSTI and TIOCLINUX inject input into a terminal.
 	p.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, sysIoctl, 0, 5)
@@ -145,22 +155,53 @@ func (p *prog) argChecks(eperm uint32) {
 	// socket, socketpair: AF_UNIX, and AF_NETLINK with NETLINK_ROUTE only
 	// (zero network: no AF_INET/6, MPTCP, packet, vsock, alg, bluetooth).
 	for _, nr := range []uint32{sysSocket, sysSocketpair} {
-		p.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, nr, 0, 8)
-		p.ldArg(0)
-		p.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_UNIX, 0, 1)
-		p.ret(retAllow)
-		p.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_NETLINK, 0, 3)
-		p.ldArg(2)
-		p.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.NETLINK_ROUTE, 0, 1)
-		p.ret(retAllow)
-		p.ret(eperm)
+		body := socketChecks(eperm, inet && nr == sysSocket)
+		p.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, nr, 0, uint8(len(body)))
+		*p = append(*p, body...)
 	}
 }
 
+// socketChecks is the body of one socket-family check; every path returns.
+// Offsets are counted by hand: the comments give each instruction's index.
+func socketChecks(eperm uint32, inet bool) prog {
+	var b prog
+	notNetlink := uint8(3) // to the final EPERM (index 7)
+	if inet {
+		notNetlink = 4 // to the AF_INET check (index 8)
+	}
+	b.ldArg(0)                                                                   // 0
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_UNIX, 0, 1)             // 1
+	b.ret(retAllow)                                                              // 2
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_NETLINK, 0, notNetlink) // 3
+	b.ldArg(2)                                                                   // 4
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.NETLINK_ROUTE, 0, 1)       // 5
+	b.ret(retAllow)                                                              // 6
+	b.ret(eperm)                                                                 // 7
+	if !inet {
+		return b
+	}
+	// A is still argument 0 here. The runtime adds SOCK_CLOEXEC (and
+	// callers SOCK_NONBLOCK): mask them before comparing the type
+	// (notes/sandbox.md §5, "SOCK_DGRAM vs a rule on type").
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_INET, 1, 0)                            // 8
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_INET6, 0, 7)                           // 9 → 17
+	b.ldArg(1)                                                                                  // 10
+	b.stmt(unix.BPF_ALU|unix.BPF_AND|unix.BPF_K, ^uint32(unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK)) // 11
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.SOCK_STREAM, 0, 4)                        // 12 → 17
+	b.ldArg(2)                                                                                  // 13
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, 0, 1, 0)                                       // 14 → 16
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.IPPROTO_TCP, 0, 1)                        // 15
+	b.ret(retAllow)                                                                             // 16
+	b.ret(eperm)                                                                                // 17
+	return b
+}
+
 // filterDigest hashes the program (part of the policy digest).
-func filterDigest() [32]byte {
+func filterDigest() [32]byte { return progDigest(buildFilter()) }
+
+func progDigest(p prog) [32]byte {
 	h := sha256.New()
-	for _, f := range buildFilter() {
+	for _, f := range p {
 		_ = binary.Write(h, binary.LittleEndian, f)
 	}
 	var out [32]byte

@@ -31,6 +31,8 @@ func runBPF(t *testing.T, p prog, nr, arch uint32, args [6]uint64) uint32 {
 			A = uint32(data[o]) | uint32(data[o+1])<<8 | uint32(data[o+2])<<16 | uint32(data[o+3])<<24
 		case unix.BPF_RET | unix.BPF_K:
 			return in.K
+		case unix.BPF_ALU | unix.BPF_AND | unix.BPF_K:
+			A &= in.K
 		case unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K,
 			unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K, unix.BPF_JMP | unix.BPF_JGT | unix.BPF_K:
 			var ok bool
@@ -86,5 +88,41 @@ func TestFilterKillsForeignABIsOnAnyHost(t *testing.T) {
 		t.Errorf("mutation not detected")
 	} else {
 		t.Logf("x32 arm mutated to ALLOW: x32 getpid -> %#x (caught on any host)", got)
+	}
+}
+
+// TestAgentFilterSockets: the agent filter admits TCP stream sockets (the
+// runtime's SOCK_CLOEXEC and SOCK_NONBLOCK masked) and nothing else that
+// the task filter refuses: no UDP (DNS), MPTCP, raw or packet sockets, no
+// AF_INET socketpair; the task filter still refuses every AF_INET socket.
+func TestAgentFilterSockets(t *testing.T) {
+	const mptcp = 262
+	eperm := retErrno | uint32(unix.EPERM)
+	stream := uint64(unix.SOCK_STREAM | unix.SOCK_CLOEXEC)
+	for _, c := range []struct {
+		name       string
+		nr         uint32
+		args       [6]uint64
+		agent, tsk uint32
+	}{
+		{"inet stream", unix.SYS_SOCKET, [6]uint64{unix.AF_INET, stream, 0}, retAllow, eperm},
+		{"inet stream nonblock tcp", unix.SYS_SOCKET, [6]uint64{unix.AF_INET, stream | unix.SOCK_NONBLOCK, unix.IPPROTO_TCP}, retAllow, eperm},
+		{"inet6 stream", unix.SYS_SOCKET, [6]uint64{unix.AF_INET6, stream, 0}, retAllow, eperm},
+		{"inet dgram", unix.SYS_SOCKET, [6]uint64{unix.AF_INET, unix.SOCK_DGRAM | unix.SOCK_CLOEXEC, 0}, eperm, eperm},
+		{"inet6 dgram", unix.SYS_SOCKET, [6]uint64{unix.AF_INET6, unix.SOCK_DGRAM, unix.IPPROTO_UDP}, eperm, eperm},
+		{"inet raw", unix.SYS_SOCKET, [6]uint64{unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_ICMP}, eperm, eperm},
+		{"mptcp", unix.SYS_SOCKET, [6]uint64{unix.AF_INET, stream, mptcp}, eperm, eperm},
+		{"packet", unix.SYS_SOCKET, [6]uint64{unix.AF_PACKET, unix.SOCK_RAW, 0}, eperm, eperm},
+		{"vsock", unix.SYS_SOCKET, [6]uint64{unix.AF_VSOCK, unix.SOCK_STREAM, 0}, eperm, eperm},
+		{"netlink audit", unix.SYS_SOCKET, [6]uint64{unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_AUDIT}, eperm, eperm},
+		{"netlink route", unix.SYS_SOCKET, [6]uint64{unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_ROUTE}, retAllow, retAllow},
+		{"unix", unix.SYS_SOCKET, [6]uint64{unix.AF_UNIX, stream, 0}, retAllow, retAllow},
+		{"socketpair inet", unix.SYS_SOCKETPAIR, [6]uint64{unix.AF_INET, stream, 0}, eperm, eperm},
+		{"inet stream, high word set", unix.SYS_SOCKET, [6]uint64{unix.AF_INET | 1<<32, stream, 0}, retAllow, eperm},
+	} {
+		got := [2]uint32{runBPF(t, buildAgentFilter(), c.nr, auditArchX8664, c.args), runBPF(t, buildFilter(), c.nr, auditArchX8664, c.args)}
+		if want := [2]uint32{c.agent, c.tsk}; got != want {
+			t.Errorf("%s: agent, task filter = %#x, want %#x", c.name, got, want)
+		}
 	}
 }
