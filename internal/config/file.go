@@ -85,7 +85,7 @@ func LoadFile(path string) (File, error) {
 	}
 	if err != nil {
 		f.Governance = policy.Rules{}
-		f.governanceErr = governanceFault("config", "the configuration file cannot be used", err)
+		f.governanceErr = governanceFault("config", "the configuration file cannot be used: "+publicCause(err), err)
 		f.egressErr = err
 		f.verifyErr = err
 		f.gateErr = err
@@ -130,7 +130,28 @@ func (f *File) parse(top map[string]json.RawMessage) error {
 	for _, step := range []func(map[string]json.RawMessage) error{f.parseBasics, f.parseRouting, f.parseGovernance, f.parseVerify, f.parseGate} {
 		errs = append(errs, step(top))
 	}
+	if err := schemaErr(top); err != nil {
+		// Another schema's rules mean something this coagent8 cannot tell
+		// (issue 19 item 13): refuse turns as for an invalid governance
+		// section instead of applying the parts it happens to recognise.
+		f.Governance = policy.Rules{}
+		f.governanceErr = governanceFault("schemaVersion", "must be 1 (this coagent8 reads schema version 1 only)", err)
+	}
 	return errors.Join(errs...)
+}
+
+// schemaErr reports a schemaVersion other than 1; an absent one is 1.
+func schemaErr(top map[string]json.RawMessage) error {
+	raw, ok := top["schemaVersion"]
+	if !ok {
+		return nil
+	}
+	// json.Number would also take the string "1": only the number 1 is.
+	var n json.Number
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] == '"' || strictUnmarshal(raw, &n) != nil || n.String() != "1" {
+		return keyErr("schemaVersion", "must be 1")
+	}
+	return nil
 }
 
 // strictUnmarshal decodes one JSON value with numbers kept as json.Number
@@ -148,17 +169,9 @@ func strictUnmarshal(b []byte, v any) error {
 }
 
 func (f *File) parseBasics(top map[string]json.RawMessage) error {
-	var errs []error
-	if raw, ok := top["schemaVersion"]; ok {
-		var n json.Number
-		if strictUnmarshal(raw, &n) != nil || n.String() != "1" {
-			errs = append(errs, keyErr("schemaVersion", "must be 1"))
-		}
-	}
-	errs = append(errs,
+	return errors.Join(schemaErr(top),
 		enumKey(top, "defaultBackend", &f.DefaultBackend, true, "codex", "claude", "agy", "gemini", "smart_quota"),
 		enumKey(top, "toolProfile", &f.ToolProfile, false, "canonical", "compact"))
-	return errors.Join(errs...)
 }
 
 // enumKey sets *dst from top[key] if it is one of allowed (or null when

@@ -78,6 +78,9 @@ func TestLoadFileBadGovernance(t *testing.T) {
 		{`{"governance":`, "config"},
 		{`[1,2]`, "config"},
 		{`{"a":1} {"b":2}`, "config"},
+		// Issue 19 item 13: another schema's file is refused, not half used.
+		{`{"schemaVersion":2,"governance":{"models":{"allow":["gpt-5"]}}}`, "schemaVersion"},
+		{`{"schemaVersion":"1"}`, "schemaVersion"},
 	}
 	for _, tt := range tests {
 		f, err := LoadFile(writeConfig(t, tt.body))
@@ -101,7 +104,7 @@ func TestLoadFileBadGovernance(t *testing.T) {
 // TestLoadFileBadOtherKeys: an invalid non-governance key is reported and
 // defaulted, and turns still run.
 func TestLoadFileBadOtherKeys(t *testing.T) {
-	f, err := LoadFile(writeConfig(t, `{"schemaVersion":2,"toolProfile":"huge","routing":{"allowedBackends":["x"]},"defaultBackend":7}`))
+	f, err := LoadFile(writeConfig(t, `{"toolProfile":"huge","routing":{"allowedBackends":["x"]},"defaultBackend":7}`))
 	var ke *KeyError
 	if !errors.As(err, &ke) {
 		t.Fatalf("err = %v, want a KeyError", err)

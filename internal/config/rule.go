@@ -1,0 +1,136 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/policy"
+)
+
+// RuleLists are the governance.models list names, in the order they are
+// written when created.
+var RuleLists = []string{"allow", "ask", "deny"}
+
+// SetModelRule puts id on governance.models.<list> (allow, ask or deny) of
+// the config file at path and takes it off the other two lists, so the
+// user's rule for id is exactly the one asked for: the terminal's
+// `coagent8 governance allow|ask|deny MODEL` (issue 19 item 9). A calling
+// agent has no way to reach it (R-034).
+//
+// It keeps every other key, unknown ones included, their order and
+// values; only whitespace may change. The write is atomic (temp file +
+// rename, same mode) under the same lock as [AddAllowedModel]; a missing
+// file is created with mode 0600. It reports whether the file changed (an
+// id already ruled that way, case-insensitively, leaves it untouched).
+// Errors: INVALID_INPUT model.invalid or governance.list_invalid for bad
+// arguments; a file that is not a JSON object, or whose lists are not
+// lists of strings, is not edited (the error names the key).
+func SetModelRule(path, list, id string) (bool, error) {
+	if !slices.Contains(RuleLists, list) {
+		return false, fault.New(fault.InvalidInput, "governance.list_invalid",
+			fmt.Sprintf("unknown rule %q: use allow, ask or deny", list))
+	}
+	if !policy.ValidID(id) {
+		return false, fault.New(fault.InvalidInput, "model.invalid",
+			fmt.Sprintf("model id %q is not valid (letters, digits and . _ : / [ ] -, at most 128)", clipID(id)))
+	}
+	target, err := resolve(path)
+	if err != nil {
+		return false, err
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+		return false, fmt.Errorf("create config directory: %w", err)
+	}
+	unlock, err := lockFile(target + ".lock")
+	if err != nil {
+		return false, fmt.Errorf("lock config: %w", err)
+	}
+	defer unlock()
+	b, mode, err := readForEdit(target)
+	if err != nil {
+		return false, err
+	}
+	out, changed, err := withRule(b, list, id)
+	if err != nil || !changed {
+		return false, err
+	}
+	return true, writeAtomic(target, out, mode)
+}
+
+func clipID(s string) string {
+	if r := []rune(s); len(r) > 64 {
+		return string(r[:64]) + "…"
+	}
+	return s
+}
+
+// withRule returns doc with id on list and off the other lists.
+func withRule(doc []byte, list, id string) ([]byte, bool, error) {
+	top, err := decodeObject(doc)
+	if err != nil {
+		return nil, false, fmt.Errorf("config: %w", err)
+	}
+	gov, err := top.object("governance")
+	if err != nil {
+		return nil, false, err
+	}
+	models, err := gov.object("models")
+	if err != nil {
+		return nil, false, fmt.Errorf("governance.%w", err)
+	}
+	changed := false
+	for _, name := range RuleLists {
+		ids, present, err := modelList(models, name)
+		if err != nil {
+			return nil, false, err
+		}
+		next := slices.DeleteFunc(slices.Clone(ids), func(s string) bool { return strings.EqualFold(s, id) })
+		if name == list {
+			next = append(next, id)
+			if len(ids) == len(next) && slices.ContainsFunc(ids, func(s string) bool { return strings.EqualFold(s, id) }) {
+				next = ids // already there: keep its spelling and place
+			}
+		}
+		if slices.Equal(next, ids) && (present || name != list) {
+			continue
+		}
+		models, changed = models.set(name, mustJSON(orEmptyList(next))), true
+	}
+	if !changed {
+		return nil, false, nil
+	}
+	gov = gov.set("models", models.encode())
+	top = top.set("governance", gov.encode())
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, top.encode(), "", "  "); err != nil {
+		return nil, false, fmt.Errorf("config: %w", err)
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes(), true, nil
+}
+
+// modelList reads governance.models.<name>; absent is an empty list.
+func modelList(models object, name string) ([]string, bool, error) {
+	raw, ok := models.get(name)
+	if !ok {
+		return nil, false, nil
+	}
+	var ids []string
+	if strictUnmarshal(raw, &ids) != nil || ids == nil {
+		return nil, true, keyErr("governance.models."+name, "must be a list of model id strings")
+	}
+	return ids, true, nil
+}
+
+func orEmptyList(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
