@@ -97,7 +97,7 @@ func newGateGrantCmd(a *app) *cobra.Command {
 	fl := c.Flags()
 	fl.StringVar(&o.provider, "provider", "", "anthropic or openai (required)")
 	fl.StringVar(&o.model, "model", "", "exact model id requests must name (required)")
-	fl.StringVar(&o.job, "job", "", "job id the grant belongs to")
+	fl.StringVar(&o.job, "job", "", "job id the grant belongs to (required)")
 	fl.StringVar(&o.secretRef, "secret", "", "reference to the real credential; must be the one config.json declares in gate.credentials.<provider> (default: that one)")
 	fl.DurationVar(&o.ttl, "ttl", time.Hour, "lifetime of the grant")
 	fl.Int64Var(&o.maxRequests, "max-requests", 0, "request budget (required)")
@@ -117,7 +117,29 @@ func newGateGrantCmd(a *app) *cobra.Command {
 	return c
 }
 
+// missingGrantFlags names every required grant flag left unset, in help
+// order, so one error lists them all (issue 19 item 14).
+func missingGrantFlags(o gateGrantOptions, hasPrice bool) []string {
+	var miss []string
+	for _, f := range []struct {
+		name  string
+		unset bool
+	}{
+		{"--provider", o.provider == ""}, {"--model", o.model == ""}, {"--job", o.job == ""}, {"--max-requests", o.maxRequests == 0},
+		{"--max-tokens", o.maxTokens == 0}, {"--max-usd", o.maxUSD == 0}, {"--price-input", !hasPrice},
+	} {
+		if f.unset {
+			miss = append(miss, f.name)
+		}
+	}
+	return miss
+}
+
 func (a *app) gateGrant(ctx context.Context, o gateGrantOptions, hasPrice bool) error {
+	if miss := missingGrantFlags(o, hasPrice); len(miss) > 0 {
+		return fault.New(fault.InvalidInput, "gate.flags_missing", "gate grant needs "+strings.Join(miss, ", ")+
+			" (see coagent8 gate grant --help)").With("missing", strings.Join(miss, ","))
+	}
 	p, err := gate.ParseProvider(o.provider)
 	if err != nil {
 		return err

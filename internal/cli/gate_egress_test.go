@@ -214,6 +214,15 @@ func TestGateServeDecidesEveryBody(t *testing.T) {
 	if !refusedWith(evs, egress.ReasonCategory) {
 		t.Errorf("no egress refusal event in %d events", len(evs))
 	}
+	n := 0
+	for _, e := range evs {
+		if e.Type == event.TypeRefusal && e.Reason == egress.ReasonCategory {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d refusal events for one refused request, want 1 (issue 19 item 14)", n)
+	}
 	raw, _ := os.ReadFile(filepath.Join(state, "events.jsonl"))
 	if strings.Contains(string(raw), "AAAAAAAAAA") {
 		t.Error("the event log contains the credential")

@@ -51,7 +51,7 @@ func TestGateGrantInspectRevokeSettle(t *testing.T) {
 	env := declaredEnv(t, "env:REAL_KEY")
 	code, out, errs := runGate(t, env, "grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5",
 		"--job", "j1", "--secret", "env:REAL_KEY", "--max-requests", "3", "--max-tokens", "100000",
-		"--max-usd", "1.5", "--price-input", "3", "--price-output", "15")
+		"--max-usd", "2", "--price-input", "3", "--price-output", "15")
 	if code != ExitOK {
 		t.Fatalf("grant: exit %d: %s", code, errs)
 	}
@@ -161,7 +161,7 @@ func TestGateRefusesLiteralInConfig(t *testing.T) {
 func TestGateGrantLongContextPrice(t *testing.T) {
 	env := declaredEnv(t, "env:REAL_KEY")
 	code, out, errs := runGate(t, env, "grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j1",
-		"--max-requests", "1", "--max-tokens", "1000", "--max-usd", "1", "--price-input", "3", "--price-output", "15",
+		"--max-requests", "1", "--max-tokens", "1000", "--max-usd", "2", "--price-input", "3", "--price-output", "15",
 		"--price-long-context-tokens", "200000", "--price-long-input", "6", "--price-long-output", "22.5")
 	if code != ExitOK {
 		t.Fatalf("grant: exit %d: %s", code, errs)
@@ -180,5 +180,32 @@ func TestGateGrantLongContextPrice(t *testing.T) {
 		"--max-requests", "1", "--max-tokens", "1000", "--max-usd", "1", "--price-input", "3",
 		"--price-long-context-tokens", "-1"); code != ExitUsage {
 		t.Errorf("negative threshold: exit %d, want %d", code, ExitUsage)
+	}
+}
+
+// TestGateGrantNamesEveryMissingFlag: one error lists every required flag
+// left out, and a --max-usd below one request's reservation is refused at
+// grant time naming the minimum (issue 19 item 14).
+func TestGateGrantNamesEveryMissingFlag(t *testing.T) {
+	env := declaredEnv(t, "env:REAL_KEY")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"nothing", nil, "gate grant needs --provider, --model, --job, --max-requests, --max-tokens, --max-usd, --price-input"},
+		{"budgets only", []string{"--provider", "anthropic", "--model", "m", "--job", "j", "--price-input", "3"},
+			"gate grant needs --max-requests, --max-tokens, --max-usd"},
+		{"max-usd below one reservation", []string{"--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j", "--max-requests", "1",
+			"--max-tokens", "1000", "--max-usd", "1", "--price-input", "3", "--price-output", "15"},
+			"the spend budget $1 cannot cover one request: a request naming no output limit reserves 128000 output tokens (the output ceiling) at $15 per million = $1.92; give --max-usd of at least 1.92"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runGate(t, env, append([]string{"grant"}, tt.args...)...)
+			if code != ExitUsage || out != "" || !strings.Contains(errs, tt.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and %q", code, out, errs, ExitUsage, tt.want)
+			}
+		})
 	}
 }

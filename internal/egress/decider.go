@@ -224,7 +224,7 @@ func (d *Decider) refuse(ctx context.Context, dec *Decision, reason string) erro
 	d.opts.Ledger.Append(ctx, Record{Purpose: string(dec.purpose), Effect: "deny", Reason: reason, Evidence: ev})
 	d.record(event.Event{Type: event.TypeRefusal, Code: string(fault.PolicyDenied), Reason: reason,
 		Rule: "egress." + string(dec.purpose), IDs: map[string]string{"decision": ev}})
-	return fault.New(fault.PolicyDenied, reason, "coagent8 egress policy refused this transmission ("+reason+")")
+	return fault.New(fault.PolicyDenied, reason, "coagent8 egress policy refused this transmission ("+reason+")").With("event", "recorded")
 }
 
 func (d *Decider) digest(dec *Decision, class string) string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -31,6 +30,10 @@ type admission struct {
 	done     context.CancelFunc
 	// withheld is set when the response was withheld (guard.go).
 	withheld atomic.Bool
+	// egressRecorded is set when the egress decider refused and recorded
+	// the refusal's event itself: the gate adds no second one (issue 19
+	// item 14).
+	egressRecorded bool
 	// served is closed when the handler has returned, so the client has
 	// the whole response; settlement waits for it (see meteredBody.finish).
 	served chan struct{}
@@ -263,11 +266,13 @@ func (g *Gate) deny(w http.ResponseWriter, r *http.Request, a *admission, reason
 	e := g.eventOf(a, event.TypeRefusal, reason, detail)
 	e.Code = string(fault.PolicyDenied)
 	g.refused.add(reason)
-	g.record(e)
+	if !a.egressRecorded { // the egress decider logged this refusal itself
+		g.record(e)
+	}
 	if s := g.signalOf(r, a, reason); s != "" {
 		g.contain(a, s)
 	}
-	writeGateError(w, status(reason), reason)
+	writeGateError(w, status(reason), reason, refusalMessage(reason, a))
 }
 
 func (g *Gate) eventOf(a *admission, t event.Type, reason, detail string) event.Event {
@@ -278,16 +283,6 @@ func (g *Gate) eventOf(a *admission, t event.Type, reason, detail string) event.
 		e.IDs = map[string]string{"grant": a.grant.ID, "job": a.grant.Job}
 	}
 	return e
-}
-
-// writeGateError writes an error body both CLIs understand: Anthropic reads
-// error.type/message, OpenAI error.code/message.
-func writeGateError(w http.ResponseWriter, code int, reason string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Coagent8-Gate-Reason", reason)
-	w.WriteHeader(code)
-	io.WriteString(w, `{"type":"error","error":{"type":"coagent8_gate","code":"`+reason+
-		`","message":"coagent8 gate refused the request: `+reason+`"}}`)
 }
 
 // safePath bounds a path for an event (it is never a credential carrier:

@@ -114,7 +114,7 @@ func TestConcurrentRetriesNeverOverspend(t *testing.T) {
 	s := spec(Anthropic)
 	bodyLen := len(`{"model":"`+s.Model+`","max_tokens":1000,"stream":true,"messages":[{"role":"user","content":"`) + 2000 + len(`"}]}`)
 	one := reservation(bodyLen, 1000, *s.Price)
-	s.MaxSpend = one.Spend*20 + one.Spend/2
+	s.MaxSpend, s.OutputCeiling = one.Spend*20+one.Spend/2, 1000
 	gr, phantom := f.grant(s)
 	var wg sync.WaitGroup
 	for range 200 {

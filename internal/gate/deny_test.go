@@ -27,7 +27,7 @@ func TestDenials(t *testing.T) {
 	tiny.MaxTokens = 10
 	_, tinyTok := f.grant(tiny)
 	poor := spec(Anthropic)
-	poor.MaxSpend = 1
+	poor.MaxSpend, poor.OutputCeiling = USD(0.00002), 1 // covers the smallest reservation, not this body's
 	_, poorSpend := f.grant(poor)
 	// Route refusals with a live phantom are containment signals that
 	// revoke the whole job (TestContainmentSignals): they use a job of
@@ -58,8 +58,8 @@ func TestDenials(t *testing.T) {
 		{"not json", "POST", "/v1/messages", `model=x`, map[string]string{"X-Api-Key": phantom}, 400, ReasonBody},
 		{"revoked", "POST", "/v1/messages", body, map[string]string{"X-Api-Key": revoked}, 403, ReasonRevoked},
 		{"expired", "POST", "/v1/messages", body, map[string]string{"X-Api-Key": expired}, 403, ReasonExpired},
-		{"token budget", "POST", "/v1/messages", body, map[string]string{"X-Api-Key": tinyTok}, 429, ReasonBudgetTokens},
-		{"spend budget", "POST", "/v1/messages", body, map[string]string{"X-Api-Key": poorSpend}, 429, ReasonBudgetSpend},
+		{"request above token budget", "POST", "/v1/messages", body, map[string]string{"X-Api-Key": tinyTok}, 402, ReasonRequestTokens},
+		{"request above spend budget", "POST", "/v1/messages", body, map[string]string{"X-Api-Key": poorSpend}, 402, ReasonRequestSpend},
 		{"count_tokens on revoked", "POST", "/v1/messages/count_tokens", body, map[string]string{"X-Api-Key": revoked}, 403, ReasonRevoked},
 	}
 	for _, tt := range tests {
@@ -125,7 +125,7 @@ func TestRequestBudgetAndUnmeteredRoutes(t *testing.T) {
 	readAll(t, f.call(Anthropic, phantom, gr.Model, true))
 	resp = f.call(Anthropic, phantom, gr.Model, true)
 	readAll(t, resp)
-	if resp.StatusCode != 429 || resp.Header.Get("X-Coagent8-Gate-Reason") != ReasonBudgetRequests {
+	if resp.StatusCode != 402 || resp.Header.Get("X-Coagent8-Gate-Reason") != ReasonBudgetRequests {
 		t.Errorf("second call: %d %q", resp.StatusCode, resp.Header.Get("X-Coagent8-Gate-Reason"))
 	}
 	if got := f.settled(gr.ID).Used.Requests; got != 1 {

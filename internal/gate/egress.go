@@ -56,6 +56,7 @@ func (g *Gate) decideAndReserve(r *http.Request, a *admission) string {
 	}
 	out, err := g.opts.Egress.Seal(ctx, t)
 	if reason := egressReason(err); reason != "" {
+		a.egressRecorded = recorded(err)
 		return reason
 	}
 	g.sized(a, out)
@@ -92,7 +93,15 @@ func (g *Gate) sealJoint(ctx context.Context, t egress.Transmission, a *admissio
 	if refused != "" {
 		return refused
 	}
+	a.egressRecorded = recorded(err)
 	return egressReason(err)
+}
+
+// recorded reports whether the decider already recorded the security
+// event of its refusal err ([egress.Decider] marks it "event": "recorded").
+func recorded(err error) bool {
+	var fe *fault.Error
+	return errors.As(err, &fe) && fe.Details["event"] == "recorded"
 }
 
 // transmission describes a's body for the egress decision.

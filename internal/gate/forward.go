@@ -99,7 +99,7 @@ func (g *Gate) upstreamFailed(w http.ResponseWriter, r *http.Request, err error)
 	g.record(g.eventOf(a, event.TypeDecision, ReasonUpstream, g.scrub(err.Error(), a)))
 	g.settle(a, charge, outcome)
 	a.done()
-	writeGateError(w, http.StatusBadGateway, ReasonUpstream)
+	writeGateError(w, http.StatusBadGateway, ReasonUpstream, refusalMessage(ReasonUpstream, nil))
 }
 
 // settle records the charge of an exchange and its settlement event.

@@ -5,8 +5,10 @@ import (
 	"crypto/hmac"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
 	"net/http/httputil"
+	"strconv"
 	"sync"
 	"time"
 
@@ -208,6 +210,9 @@ func (g *Gate) Grant(ctx context.Context, s Spec) (Grant, secret.Value, error) {
 	if s.OutputCeiling == 0 {
 		s.OutputCeiling = 128000
 	}
+	if err := coversOne(s, p); err != nil {
+		return Grant{}, secret.Value{}, err
+	}
 	phantom := newPhantom()
 	id, err := g.ledger.create(ctx, s, p, g.opts.Key.digest(phantom.Reveal()), g.opts.Now())
 	if err != nil {
@@ -217,6 +222,28 @@ func (g *Gate) Grant(ctx context.Context, s Spec) (Grant, secret.Value, error) {
 		Model: s.Model, IDs: map[string]string{"grant": id, "job": s.Job}})
 	gr, err := g.ledger.get(ctx, nil, id)
 	return gr, phantom, err
+}
+
+// ReasonBelowReservation is the reason of a grant refused because its
+// spend budget cannot cover the reservation of one request.
+const ReasonBelowReservation = "gate.budget_below_reservation"
+
+// coversOne refuses a grant whose spend budget cannot cover even the
+// smallest reservation a request naming no output limit makes — its
+// output ceiling at the output rate — so the CLI is not left retrying a
+// request the gate can never admit (issue 19 item 14). The error is
+// INVALID_INPUT with reason [ReasonBelowReservation] and the detail
+// "minimum_usd" (dollars, rounded up to the micro-dollar).
+func coversOne(s Spec, p Price) error {
+	min := reservation(0, s.OutputCeiling, p).Spend
+	if min <= s.MaxSpend {
+		return nil
+	}
+	need := math.Ceil(min.Dollars()*1e6) / 1e6
+	return fault.New(fault.InvalidInput, ReasonBelowReservation, fmt.Sprintf(
+		"the spend budget $%g cannot cover one request: a request naming no output limit reserves %d output tokens (the output ceiling) at $%g per million = $%g; "+
+			"give --max-usd of at least %g, or a lower --output-ceiling", s.MaxSpend.Dollars(), s.OutputCeiling, p.worst(0).OutputPerMTok, need, need)).
+		With("minimum_usd", strconv.FormatFloat(need, 'f', -1, 64))
 }
 
 // price returns the catalog price of s's model, else its own price.

@@ -19,13 +19,16 @@ const (
 	ReasonRevoked             = "grant.revoked"
 	ReasonSettled             = "grant.settled"
 	ReasonBody                = "request.body"
-	ReasonQuery               = "request.query"        // a query parameter outside the route's, repeated, or not a short token
-	ReasonHeaderSize          = "request.header_size"  // header block above maxHeaderBytes
-	ReasonHeaderForm          = "request.header_form"  // allowlisted header repeated, empty, folded or not printable ASCII
-	ReasonDuplicateCredential = "credential.duplicate" // x-api-key or Authorization repeated, or Proxy-Authorization sent
-	ReasonBudgetRequests      = "budget.requests"
-	ReasonBudgetTokens        = "budget.tokens"
-	ReasonBudgetSpend         = "budget.spend"
+	ReasonQuery               = "request.query"         // a query parameter outside the route's, repeated, or not a short token
+	ReasonHeaderSize          = "request.header_size"   // header block above maxHeaderBytes
+	ReasonHeaderForm          = "request.header_form"   // allowlisted header repeated, empty, folded or not printable ASCII
+	ReasonDuplicateCredential = "credential.duplicate"  // x-api-key or Authorization repeated, or Proxy-Authorization sent
+	ReasonBudgetRequests      = "budget.requests"       // the request budget is used up
+	ReasonBudgetTokens        = "budget.tokens"         // used tokens leave no room for this request's reservation
+	ReasonBudgetSpend         = "budget.spend"          // used spend leaves no room for this request's reservation
+	ReasonBudgetReserved      = "budget.reserved"       // room only once requests in flight settle: retry later
+	ReasonRequestTokens       = "budget.request_tokens" // this request alone reserves more tokens than the whole grant holds
+	ReasonRequestSpend        = "budget.request_spend"  // this request alone reserves more spend than the whole grant holds
 	ReasonSecret              = "secret.binding_failed"
 	ReasonUndeclared          = "secret.undeclared" // reference not declared for this provider (gate.credentials)
 	ReasonUpstream            = "upstream.error"
@@ -33,12 +36,19 @@ const (
 	ReasonUnavailable         = "gate.unavailable"         // ledger failure: fail closed
 )
 
-// status maps a denial reason to the HTTP status the client sees: budget
-// exhaustion is 429, an unusable credential 401, anything else 403.
+// status maps a denial reason to the HTTP status the client sees. Only a
+// refusal that can pass later unchanged is 429 or 5xx: the CLIs' SDKs retry
+// those with backoff for minutes (issue 19 item 14), so a budget that can
+// never pay for the request — used up, or smaller than the request's
+// reservation — is 402: the pinned Claude Code prints its message after
+// one attempt (400 it re-sends up to three times, 403 it prefixes with
+// "Failed to authenticate").
 func status(reason string) int {
 	switch reason {
-	case ReasonBudgetRequests, ReasonBudgetTokens, ReasonBudgetSpend:
+	case ReasonBudgetReserved:
 		return 429
+	case ReasonRequestTokens, ReasonRequestSpend, ReasonBudgetRequests, ReasonBudgetTokens, ReasonBudgetSpend:
+		return 402 // Anthropic's billing_error: printed once, never retried
 	case ReasonNoCredential, ReasonAmbiguous, ReasonRealKey, ReasonUnknownGrant, ReasonDuplicateCredential:
 		return 401
 	case ReasonHeaderSize:
@@ -55,4 +65,24 @@ func status(reason string) int {
 		return 503
 	}
 	return 403
+}
+
+// errorType is the Anthropic error type of an HTTP status (the CLIs print
+// error.message under it; OpenAI clients read error.code and message).
+func errorType(code int) string {
+	switch {
+	case code == 400 || code == 431:
+		return "invalid_request_error"
+	case code == 401:
+		return "authentication_error"
+	case code == 402:
+		return "billing_error"
+	case code == 404:
+		return "not_found_error"
+	case code == 429:
+		return "rate_limit_error"
+	case code >= 500:
+		return "api_error"
+	}
+	return "permission_error"
 }

@@ -69,10 +69,26 @@ func (l *ledger) whyNot(ctx context.Context, tx *sql.Tx, id string, amt Amount, 
 		return ReasonExpired, nil
 	case g.Used.Requests >= g.Limits.Requests:
 		return ReasonBudgetRequests, nil
-	case g.Used.Tokens+g.Reserved.Tokens+amt.Tokens > g.Limits.Tokens:
-		return ReasonBudgetTokens, nil
 	}
-	return ReasonBudgetSpend, nil
+	return budgetReason(g, amt), nil
+}
+
+// budgetReason tells a permanent budget refusal from one that passes once
+// the reservations in flight settle: Used only grows, so a request that
+// does not fit beside it never will, and one larger than the grant's
+// whole limit never could.
+func budgetReason(g Grant, amt Amount) string {
+	switch {
+	case amt.Tokens > g.Limits.Tokens:
+		return ReasonRequestTokens
+	case amt.Spend > g.Limits.Spend:
+		return ReasonRequestSpend
+	case g.Used.Tokens+amt.Tokens > g.Limits.Tokens:
+		return ReasonBudgetTokens
+	case g.Used.Spend+amt.Spend > g.Limits.Spend:
+		return ReasonBudgetSpend
+	}
+	return ReasonBudgetReserved
 }
 
 // Outcome says how a reservation was settled.

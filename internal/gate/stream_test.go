@@ -59,7 +59,7 @@ func concurrentBudget(t *testing.T, f *fixture) int {
 	s := spec(Anthropic)
 	bodyLen := len(`{"model":"`+s.Model+`","max_tokens":1000,"stream":true,"messages":[{"role":"user","content":"`) + 2000 + len(`"}]}`)
 	one := reservation(bodyLen, 1000, *s.Price)
-	s.MaxSpend = one.Spend*50 + one.Spend/2
+	s.MaxSpend, s.OutputCeiling = one.Spend*50+one.Spend/2, 1000
 	// Usage close to the worst case, so the budget really runs out.
 	f.anth.Script(providertest.Reply{Chunks: 4, ChunkDelay: 2 * time.Millisecond, InputTokens: int64(bodyLen), OutputTokens: 1000})
 	gr, phantom := f.grant(s)
@@ -78,7 +78,11 @@ func concurrentBudget(t *testing.T, f *fixture) int {
 			mu.Lock()
 			defer mu.Unlock()
 			statuses[resp.StatusCode]++
-			if resp.StatusCode != 200 && (resp.StatusCode != 429 || resp.Header.Get("X-Coagent8-Gate-Reason") != ReasonBudgetSpend) {
+			// Refused while others are in flight: 429, retry later; once
+			// settled spend leaves no room: 402, final.
+			reason := resp.Header.Get("X-Coagent8-Gate-Reason")
+			if resp.StatusCode != 200 && !(resp.StatusCode == 429 && reason == ReasonBudgetReserved) &&
+				!(resp.StatusCode == 402 && reason == ReasonBudgetSpend) {
 				badDenials++
 			}
 		}()

@@ -1,0 +1,46 @@
+package gate
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+)
+
+// refusalMessage is the error message a CLI prints for a refusal: the
+// reason and, for a budget, the amounts and what to do. a may be nil.
+func refusalMessage(reason string, a *admission) string {
+	msg := "coagent8 gate refused the request: " + reason
+	if a == nil {
+		return msg
+	}
+	l, r := a.grant.Limits, a.reserved
+	switch reason {
+	case ReasonRequestSpend:
+		return msg + fmt.Sprintf(": this request reserves $%.6f, more than the grant's whole spend budget of $%.6f; "+
+			"create a grant with --max-usd of at least %.6f, or ask for fewer output tokens (max_tokens)", r.Spend.Dollars(), l.Spend.Dollars(), r.Spend.Dollars())
+	case ReasonRequestTokens:
+		return msg + fmt.Sprintf(": this request reserves %d tokens (body bytes plus its output limit), more than the grant's whole token budget of %d; "+
+			"create a grant with --max-tokens of at least %d, or ask for fewer output tokens (max_tokens)", r.Tokens, l.Tokens, r.Tokens)
+	case ReasonBudgetSpend, ReasonBudgetTokens, ReasonBudgetRequests:
+		return msg + fmt.Sprintf(": the grant's budget is used up (limits: %d requests, %d tokens, $%.6f; this request reserves %d tokens, $%.6f); "+
+			"create a new grant to continue", l.Requests, l.Tokens, l.Spend.Dollars(), r.Tokens, r.Spend.Dollars())
+	case ReasonBudgetReserved:
+		return msg + ": requests in flight hold the rest of the grant's budget; retry when they finish"
+	}
+	return msg
+}
+
+// writeGateError writes an error body both CLIs understand and print:
+// Anthropic reads error.type/message, OpenAI error.code/message. A status
+// that must not be retried also says so in x-should-retry, which the
+// Anthropic and OpenAI SDKs honour before their own status rules.
+func writeGateError(w http.ResponseWriter, code int, reason, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Coagent8-Gate-Reason", reason)
+	w.Header().Set("X-Should-Retry", strconv.FormatBool(code == 429 || code >= 500))
+	w.WriteHeader(code)
+	body, _ := json.Marshal(map[string]any{"type": "error",
+		"error": map[string]string{"type": errorType(code), "code": reason, "message": message}})
+	w.Write(body)
+}
