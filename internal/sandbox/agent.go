@@ -2,14 +2,25 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/coagent8/coagent8/internal/fault"
 )
 
 // ProfileAgent is the receipt profile of a delegated-agent run
 // ([Sandbox.RunAgent]): the task sandbox's boundary plus one network
 // channel, to the provider gate.
 const ProfileAgent = "agent"
+
+// ProfileCandidate is the receipt profile of an agent run whose workspace
+// is a copy-on-write candidate ([AgentSpec.Candidate]).
+const ProfileCandidate = "candidate"
 
 // DefaultGatePort is the port of the gate endpoint inside an agent
 // sandbox when [AgentSpec.GatePort] is zero.
@@ -37,6 +48,34 @@ type AgentSpec struct {
 	// runs http.Serve(ln, gate). The sandbox closes the listener when the
 	// run ends (Gate's Serve then returns). Required.
 	Gate func(ln net.Listener)
+	// Candidate, when set, makes /job/workspace a copy-on-write view of
+	// the user's workspace (the candidate profile, issue 15 scope 1);
+	// Spec.Input must then be empty.
+	Candidate *Candidate
+}
+
+// Candidate is the copy-on-write workspace of the candidate profile. The
+// sandbox mounts overlayfs (userxattr) at /job/workspace with Workspace
+// as its read-only lower layer and Dir/upper as its upper layer: the
+// agent's writes land only in Dir/upper, and creating the view copies
+// nothing. After the run, Dir/upper holds the candidate's changes (read
+// them with candidate.Changes(Workspace, Dir+"/upper")); removing Dir is
+// the caller's job. Workspace must not change during the run (overlayfs
+// leaves the merged view undefined then).
+//
+// Under a root supervisor the command runs as nobody, so the lower layer
+// is an idmapped mount that shows the workspace owner's files as
+// nobody's (mount_setattr MOUNT_ATTR_IDMAP, made by the supervisor); files
+// of other owners are read-only in the view. An unprivileged supervisor's
+// command already runs as the supervisor's uid.
+type Candidate struct {
+	// Workspace is the user's directory: canonical, absolute, free of
+	// symlinks. It is never written.
+	Workspace string
+	// Dir is an empty directory of the caller's, disjoint from
+	// Workspace, where upper/ and work/ are created. Its path may not
+	// contain ',', ':' or a backslash (overlayfs option separators).
+	Dir string
 }
 
 // gateChannel is an admitted AgentSpec's network channel.
@@ -87,5 +126,49 @@ func (s *Sandbox) admitAgent(spec AgentSpec) (job, error) {
 		return job{}, err
 	}
 	j.gate = &gateChannel{port: port, serve: spec.Gate}
+	if spec.Candidate != nil {
+		if spec.Input != "" {
+			return job{}, invalid("sandbox.candidate", "a candidate workspace replaces the input copy; give one or the other")
+		}
+		if j.candidate, err = s.admitCandidate(*spec.Candidate); err != nil {
+			return job{}, err
+		}
+	}
 	return j, nil
+}
+
+// candidateRoots is an admitted [Candidate].
+type candidateRoots struct {
+	workspace, upper, work string
+}
+
+func (s *Sandbox) admitCandidate(c Candidate) (*candidateRoots, error) {
+	ws, err := s.admitRoot(c.Workspace, true)
+	if err != nil || ws == "" {
+		return nil, candidateErr("the candidate workspace", c.Workspace, err)
+	}
+	dir, err := s.admitRoot(c.Dir, true)
+	if err != nil || dir == "" {
+		return nil, candidateErr("the candidate directory", c.Dir, err)
+	}
+	if within(ws, dir) || within(dir, ws) {
+		return nil, invalid("sandbox.candidate", "the candidate directory and the workspace overlap")
+	}
+	if strings.ContainsAny(dir, ",:\\") {
+		return nil, invalid("sandbox.candidate", "the candidate directory's path contains ',', ':' or '\\'")
+	}
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) > 0 {
+		return nil, invalid("sandbox.candidate", "the candidate directory must be empty")
+	}
+	return &candidateRoots{workspace: ws, upper: filepath.Join(dir, "upper"), work: filepath.Join(dir, "work")}, nil
+}
+
+// candidateErr names which root was refused (admitRoot's message says
+// why).
+func candidateErr(what, p string, err error) error {
+	msg := what + " " + strconv.Quote(p) + " is not an admissible directory"
+	if fe := (*fault.Error)(nil); errors.As(err, &fe) {
+		msg += ": " + fe.Message
+	}
+	return fault.Wrap(fault.InvalidInput, "sandbox.candidate", msg, err)
 }

@@ -28,6 +28,9 @@ type job struct {
 	// gate is the agent profile's one network channel; nil for a task
 	// run (no network at all).
 	gate *gateChannel
+	// candidate is the candidate profile's copy-on-write workspace; nil
+	// otherwise.
+	candidate *candidateRoots
 }
 
 // bind is one read-only host path made visible inside the sandbox.

@@ -60,6 +60,10 @@ func (p *plan) root(j job, jobRoot string) error {
 	// The job root's children are bound read-write; nothing else of the
 	// job root (or the host) is writable.
 	for _, d := range []string{"workspace", "scratch", "artifacts"} {
+		if d == "workspace" && j.candidate != nil {
+			p.candidateView(j.candidate, jobRoot, root, p.fdTree)
+			continue
+		}
 		p.bind(root, filepath.Join(jobRoot, d), root+"/job/"+d, true, attrRW)
 	}
 	for _, b := range j.binds {

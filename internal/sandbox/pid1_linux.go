@@ -94,7 +94,7 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 			f.Close()
 		}
 	}
-	if len(tasks) > maxChildFds-fdV1Tasks-1 {
+	if len(tasks) > maxChildFds-fdV1Tasks-2 {
 		closeTasks()
 		return nil, unavailable("cgroup_join", "at most 8 v1 cgroup hierarchies", fmt.Errorf("%d", len(tasks)))
 	}
@@ -117,6 +117,17 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 	abandon := func() {
 		if gate != nil {
 			gate.close()
+		}
+	}
+	if j.candidate != nil {
+		tree, err := prepareCandidate(j.candidate, root)
+		if err != nil {
+			closeTasks()
+			abandon()
+			return nil, err
+		}
+		if tree != nil {
+			tasks = append(tasks, tree)
 		}
 	}
 	files, err := openChildFiles(tasks)

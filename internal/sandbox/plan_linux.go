@@ -46,6 +46,9 @@ type plan struct {
 	ops   []sysOp
 	names []string
 	keep  []any // memory the ops point into
+	// fdTree is PID 1's descriptor of the supervisor's idmapped candidate
+	// lower tree, or -1.
+	fdTree int
 }
 
 // cstr returns a NUL-terminated copy of s kept alive by the plan.
@@ -131,6 +134,13 @@ func (p *plan) bind(root, src, dst string, dir bool, attrs uint64) {
 // follows every symlink of its source).
 func (p *plan) bindNoSymlinks(root, src, dst string, dir bool, attrs uint64) {
 	p.mountPoint(root, dst, dir)
+	p.cloneInto(src, dst)
+	p.setattr("mount attributes "+src, dst, attrs, true)
+}
+
+// cloneInto opens src with RESOLVE_NO_SYMLINKS and attaches a recursive
+// clone of its mount tree at the existing dst (open_tree, move_mount).
+func (p *plan) cloneInto(src, dst string) {
 	name := "bind " + src
 	how := &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
 	p.keep = append(p.keep, how)
@@ -144,7 +154,6 @@ func (p *plan) bindNoSymlinks(root, src, dst string, dir bool, attrs uint64) {
 	p.add(name, sysOp{nr: unix.SYS_MOVE_MOUNT, args: [6]uintptr{0, empty, atFDCWD, p.cstr(dst), unix.MOVE_MOUNT_F_EMPTY_PATH},
 		in: [6]uint8{regTree}})
 	p.add(name, sysOp{nr: unix.SYS_CLOSE, in: [6]uint8{regTree}})
-	p.setattr("mount attributes "+src, dst, attrs, true)
 }
 
 // mountPoint creates dst (a directory, or an empty file and its parents).
@@ -178,7 +187,7 @@ const atFDCWD = ^uintptr(0) - 99 // -100
 // privilege, Landlock, seccomp. v1Tasks is the number of v1 cgroup "tasks"
 // descriptors at fdV1Tasks.
 func compilePlan(j job, jobRoot string, v1Tasks int, dropUID bool) (*plan, error) {
-	p := &plan{}
+	p := &plan{fdTree: -1}
 	for fd := fdV1Tasks; fd < fdV1Tasks+v1Tasks; fd++ {
 		// A process moving itself skips the global threadgroup lock a
 		// write by the supervisor would take (see openV1Tasks).
@@ -186,11 +195,16 @@ func compilePlan(j job, jobRoot string, v1Tasks int, dropUID bool) (*plan, error
 		p.call("cgroup v1 join", unix.SYS_CLOSE, uintptr(fd))
 	}
 	p.call("new session", unix.SYS_SETSID)
-	port := 0
+	// Extra descriptors follow the v1 tasks files, in this order
+	// (startPID1): the gate socket, the idmapped candidate tree.
+	port, next := 0, fdV1Tasks+v1Tasks
 	if j.gate != nil {
-		// The gate descriptor follows the v1 tasks files (startPID1).
 		port = j.gate.port
-		p.gateListener(fdV1Tasks+v1Tasks, port)
+		p.gateListener(next, port)
+		next++
+	}
+	if j.candidate != nil && dropUID {
+		p.fdTree = next
 	}
 	if err := p.root(j, jobRoot); err != nil {
 		return nil, err

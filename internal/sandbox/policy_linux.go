@@ -23,9 +23,11 @@ var policyDigest = sync.OnceValue(func() string {
 })
 
 // agentPolicyDigest is the agent profile's policy: the task policy, the
-// agent filter and the gate channel's port.
-func agentPolicyDigest(port int) string {
+// agent filter, the gate channel's port and, for the candidate profile,
+// the overlay view (idmapped lower, userxattr).
+func agentPolicyDigest(port int, candidate bool) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\nagent seccomp %x\ngate 127.0.0.1:%d\n", policyDigest(), progDigest(buildAgentFilter()), port)
+	fmt.Fprintf(h, "%s\nagent seccomp %x\ngate 127.0.0.1:%d\ncandidate %v overlay userxattr idmap-to %d\n", policyDigest(),
+		progDigest(buildAgentFilter()), port, candidate, nobody)
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

@@ -45,7 +45,10 @@ func (s *Sandbox) runJob(ctx context.Context, j job, digest string) (Receipt, er
 		Kernel: h.kernel(layout.source), Command: append([]string{j.path}, j.args...),
 		EnvNames: envNames(j.env), EnvRemoved: j.envRemoved, Requested: j.limits, Started: start.UTC()}
 	if j.gate != nil {
-		rec.Profile, rec.PolicyDigest = ProfileAgent, agentPolicyDigest(j.gate.port)
+		rec.Profile, rec.PolicyDigest = ProfileAgent, agentPolicyDigest(j.gate.port, j.candidate != nil)
+		if j.candidate != nil {
+			rec.Profile = ProfileCandidate
+		}
 	}
 	sweepStale(s.cfg.JobsDir, layout)
 	root, lock, err := s.makeJobRoot(id, j)

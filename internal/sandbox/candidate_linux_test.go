@@ -1,0 +1,173 @@
+//go:build linux && amd64
+
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/coagent8/coagent8/internal/candidate"
+	"github.com/coagent8/coagent8/internal/fault"
+)
+
+// treeHash digests every path, type, mode, owner, symlink target and file
+// content under dir: equal hashes mean a byte-identical tree.
+func treeHash(t *testing.T, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		st := fi.Sys().(*syscall.Stat_t)
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(h, "%q %v %d:%d %d\n", rel, fi.Mode(), st.Uid, st.Gid, st.Mtim.Nano())
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			tgt, _ := os.Readlink(p)
+			fmt.Fprintf(h, "-> %q\n", tgt)
+		case fi.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "%x\n", sha256.Sum256(b))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeTree creates files (path → content; a trailing "/" is a directory)
+// under dir.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for p, c := range files {
+		full := filepath.Join(dir, p)
+		if strings.HasSuffix(p, "/") {
+			if err := os.MkdirAll(full, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestCandidateProfileOverlay: in the candidate profile the agent's
+// command (as nobody under a root supervisor) modifies, deletes, adds and
+// replaces files of the user's workspace through /job/workspace; every
+// change is in the candidate's upper directory, readable with
+// candidate.Changes, and the user's workspace is byte-identical
+// afterwards (issue 15 scope 1).
+func TestCandidateProfileOverlay(t *testing.T) {
+	s := newTestSandbox(t)
+	ws, dir := t.TempDir(), t.TempDir()
+	writeTree(t, ws, map[string]string{"mod.txt": "old\n", "del.txt": "bye\n", "keep.txt": "keep\n",
+		"dir/x": "x\n", "dir/y": "y\n", "sub/deep/z": "z\n"})
+	before := treeHash(t, ws)
+	var out bytes.Buffer
+	script := `set -e; cd /job/workspace; echo new > mod.txt; rm del.txt; echo added > add.txt; rm -r dir; mkdir dir; echo again > dir/x
+echo z2 >> sub/deep/z; id -u; cat mod.txt keep.txt; test ! -e del.txt; echo nope > /job/scratch/s`
+	r, err := s.runAgentUnqualified(t, AgentSpec{Spec: Spec{Path: "/usr/bin/dash", Args: []string{"-c", script}, Stdout: &out, Stderr: &out},
+		Gate: func(ln net.Listener) {}, Candidate: &Candidate{Workspace: ws, Dir: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Exit.Success() {
+		t.Fatalf("exit %+v:\n%s", r.Exit, out.String())
+	}
+	wantUID := "0"
+	if os.Geteuid() == 0 {
+		wantUID = "65534"
+	}
+	if got, want := out.String(), wantUID+"\nnew\nkeep\n"; got != want {
+		t.Errorf("inside output %q, want %q", got, want)
+	}
+	if r.Profile != ProfileCandidate {
+		t.Errorf("receipt profile %q, want %q", r.Profile, ProfileCandidate)
+	}
+	if after := treeHash(t, ws); after != before {
+		t.Errorf("the user's workspace changed: tree hash %s -> %s", before, after)
+	}
+	ch, err := candidate.Changes(ws, filepath.Join(dir, "upper"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range ch {
+		got[c.Path] = c.Kind.String()
+	}
+	want := map[string]string{"mod.txt": "modified", "del.txt": "deleted", "add.txt": "added", "dir/x": "modified",
+		"dir/y": "deleted", "sub/deep/z": "modified"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("candidate changes (-want +got):\n%s", d)
+	}
+}
+
+// TestCandidateAdmission: bad candidate roots refuse before anything
+// starts, naming the cause.
+func TestCandidateAdmission(t *testing.T) {
+	s := newTestSandbox(t)
+	ws, dir, full := t.TempDir(), t.TempDir(), t.TempDir()
+	writeTree(t, full, map[string]string{"x": "x"})
+	file := filepath.Join(full, "x")
+	comma := filepath.Join(t.TempDir(), "a,b")
+	if err := os.Mkdir(comma, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gate := func(net.Listener) {}
+	for name, c := range map[string]struct {
+		spec AgentSpec
+		msg  string
+	}{
+		"workspace is a file":  {AgentSpec{Candidate: &Candidate{Workspace: file, Dir: dir}}, "not an admissible directory"},
+		"relative workspace":   {AgentSpec{Candidate: &Candidate{Workspace: "ws", Dir: dir}}, "not an admissible directory"},
+		"dir inside workspace": {AgentSpec{Candidate: &Candidate{Workspace: full, Dir: full}}, "overlap"},
+		"dir not empty":        {AgentSpec{Candidate: &Candidate{Workspace: ws, Dir: full}}, "must be empty"},
+		"comma in dir":         {AgentSpec{Candidate: &Candidate{Workspace: ws, Dir: comma}}, "contains ','"},
+		"input and candidate":  {AgentSpec{Spec: Spec{Input: full}, Candidate: &Candidate{Workspace: ws, Dir: dir}}, "one or the other"},
+	} {
+		c.spec.Path, c.spec.Gate = "/usr/bin/true", gate
+		_, err := s.RunAgent(context.Background(), c.spec)
+		var fe *fault.Error
+		if !errors.As(err, &fe) || fe.Code != fault.InvalidInput || fe.Reason != "sandbox.candidate" || !strings.Contains(fe.Message, c.msg) {
+			t.Errorf("%s: err %v, want InvalidInput sandbox.candidate containing %q", name, err, c.msg)
+		}
+	}
+}
+
+// runAgentUnqualified runs spec without the qualification gate.
+func (s *Sandbox) runAgentUnqualified(t *testing.T, spec AgentSpec) (Receipt, error) {
+	t.Helper()
+	j, err := s.admitAgent(spec)
+	if err != nil {
+		return Receipt{}, err
+	}
+	return s.runJob(testCtx(t), j, "test")
+}
