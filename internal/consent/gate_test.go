@@ -32,6 +32,7 @@ type harness struct {
 	decision policy.Decision
 	clock    atomic.Int64 // unix seconds offset added to the real clock
 	config   string
+	last     atomic.Pointer[fault.Error] // the last refusal, message and details included
 }
 
 func newHarness(t *testing.T, d policy.Decision, timeout time.Duration) *harness {
@@ -53,6 +54,7 @@ func (h *harness) handler(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	out, res, err := h.gate.Check(ctx, req, h.decision)
 	if err != nil {
 		fe := fault.From(err)
+		h.last.Store(fe)
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(fe.Code) + " " + fe.Reason}}}, nil
 	}
 	if res != nil {

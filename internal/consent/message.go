@@ -91,7 +91,7 @@ func denyMessage(d policy.Decision, reason string) string {
 	what := map[string]string{
 		ReasonUnsupportedClient: "this MCP client cannot show an approval form (no elicitation support)",
 		ReasonDeclined:          "the user declined",
-		ReasonCancelled:         "the approval request was cancelled or dismissed",
+		ReasonCancelled:         "the approval request was cancelled or dismissed in the host",
 		ReasonNotApproved:       "the user did not approve",
 		ReasonInvalidAnswer:     "the answer did not contain approve: true",
 		ReasonTimeout:           "the approval request was not answered in time",

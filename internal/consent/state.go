@@ -22,6 +22,7 @@ type state struct {
 	Backend string `json:"b"`
 	Model   string `json:"m"`
 	Expires int64  `json:"e"` // unix seconds
+	Issued  int64  `json:"i"` // unix milliseconds: how fast the host answered (see quick)
 	Nonce   string `json:"n"`
 }
 
@@ -30,7 +31,8 @@ type state struct {
 func (g *Gate) inputRequest(d policy.Decision) *mcp.CallToolResult {
 	nonce := make([]byte, 16)
 	rand.Read(nonce) // crypto/rand.Read never fails (Go ≥ 1.24)
-	s := state{V: 1, Backend: d.Backend, Model: d.Model, Expires: g.now().Add(g.timeout).Unix(),
+	now := g.now()
+	s := state{V: 1, Backend: d.Backend, Model: d.Model, Expires: now.Add(g.timeout).Unix(), Issued: now.UnixMilli(),
 		Nonce: base64.RawURLEncoding.EncodeToString(nonce)}
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{inputKey: params(d)},
@@ -50,24 +52,25 @@ func (g *Gate) mac(msg string) []byte {
 	return m.Sum(nil)
 }
 
-// redeem checks a retried call's state and spends it. It returns "" when
-// the state is valid for d, else the refusal reason.
-func (g *Gate) redeem(raw string, d policy.Decision) string {
+// redeem checks a retried call's state and spends it. It returns how long
+// the answer took and "" when the state is valid for d, else the refusal
+// reason.
+func (g *Gate) redeem(raw string, d policy.Decision) (time.Duration, string) {
 	s, ok := g.verify(raw)
 	switch {
 	case !ok || s.Backend != d.Backend || s.Model != d.Model:
-		return ReasonInvalidState
+		return 0, ReasonInvalidState
 	case g.now().Unix() > s.Expires:
-		return ReasonTimeout
+		return 0, ReasonTimeout
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.prune()
 	if _, spent := g.used[s.Nonce]; spent {
-		return ReasonInvalidState // one answer covers one turn (R-044)
+		return 0, ReasonInvalidState // one answer covers one turn (R-044)
 	}
 	g.used[s.Nonce] = time.Unix(s.Expires, 0)
-	return ""
+	return g.now().Sub(time.UnixMilli(s.Issued)), ""
 }
 
 func (g *Gate) verify(raw string) (state, bool) {
