@@ -20,9 +20,10 @@ type admission struct {
 
 // admit runs, before any backend session: the configuration check, the
 // routing check, concrete model resolution (metadata-only probes), the
-// policy decision and, where it says ask, consent. treq.Backend is routed.
-func (g *Governor) admit(ctx context.Context, treq *turn.Request, c Consent) (admission, error) {
-	cfg, _ := config.LoadFile(g.configPath)
+// policy decision and, where it says ask, the backend's login and then
+// consent. treq.Backend is routed; cfg is the configuration as read for
+// this turn.
+func (g *Governor) admit(ctx context.Context, cfg config.File, treq *turn.Request, c Consent) (admission, error) {
 	if err := cfg.GovernanceErr(); err != nil {
 		return admission{}, g.refuse(err, treq.Backend, treq.Model, "")
 	}
@@ -38,7 +39,25 @@ func (g *Governor) admit(ctx context.Context, treq *turn.Request, c Consent) (ad
 		return admission{}, err
 	}
 	d := policy.Decide(cfg.Governance, g.catalog, policy.Input{Backend: treq.Backend, Requested: concrete, Default: def, Effort: treq.Effort})
+	if d.Effect == policy.Ask {
+		// Never ask the user to approve a turn that cannot run (issue 19
+		// item 11): a backend whose own probe says it is not logged in is
+		// refused before the question.
+		if err := g.authenticated(ctx, treq.Backend); err != nil {
+			return admission{}, g.refuse(err, d.Backend, d.Model, "")
+		}
+	}
 	return g.consent(ctx, d, c)
+}
+
+// loadConfig re-reads the user's configuration. The environment's own
+// path goes through [config.Env.Load], so a COAGENT8_CONFIG naming a
+// missing file refuses turns instead of running on the defaults.
+func (g *Governor) loadConfig() (config.File, error) {
+	if g.configPath == g.env.ConfigPath() {
+		return g.env.Load()
+	}
+	return config.LoadFile(g.configPath)
 }
 
 // routed refuses a backend outside routing.allowedBackends (nil = all);
@@ -61,7 +80,7 @@ func (g *Governor) consent(ctx context.Context, d policy.Decision, c Consent) (a
 	case policy.Ask:
 		ans, err := c.Ask(ctx, d)
 		if err != nil {
-			return admission{}, err
+			return admission{}, withRemedy(err, d.Model)
 		}
 		return admission{model: d.Model, warning: ans.Warning, pending: ans.Pending}, nil
 	case policy.Deny:

@@ -50,7 +50,7 @@ func (g *Governor) startChecks(ctx context.Context, workspace string, want *bool
 // verifySet reads the verify section now (edits apply to the next review,
 // like governance) and resolves its programs; a problem becomes the note.
 func (g *Governor) verifySet() (config.Verify, string) {
-	cfg, _ := config.LoadFile(g.configPath)
+	cfg, _ := g.loadConfig()
 	set, err := cfg.Verify, cfg.VerifyErr()
 	if err == nil && len(set.Commands) > 0 {
 		set, err = set.Resolve(g.env)

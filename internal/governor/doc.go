@@ -11,7 +11,9 @@
 // process) → the configuration, re-read on every run so edits and
 // "remember" apply → routing.allowedBackends → the concrete model, from
 // metadata-only probes cached for ten minutes (AUD-P1-4) → [policy.Decide]
-// → for "ask", the surface's [Consent] → [turn.Runner.Run] with the
+// → for "ask", the backend's login (a backend that says it is not logged
+// in is AUTH_REQUIRED before any question) and the surface's [Consent],
+// whose refusal names `coagent8 governance allow MODEL` → [turn.Runner.Run] with the
 // approved model pinned: a backend that reports another model is refused
 // (R-039).
 //

@@ -25,6 +25,8 @@ type fakeBackend struct {
 	name     string
 	reported string
 	text     string
+	auth     string // the probe's AuthStatus
+	runErr   error  // returned by Run instead of an answer
 
 	mu     sync.Mutex
 	models []string // the model of each Run, in order
@@ -32,13 +34,16 @@ type fakeBackend struct {
 
 func (f *fakeBackend) Name() string { return f.name }
 func (f *fakeBackend) Probe(context.Context) adapter.Probe {
-	return adapter.Probe{Backend: f.name, DefaultModel: "m-default"}
+	return adapter.Probe{Backend: f.name, DefaultModel: "m-default", AuthStatus: f.auth}
 }
 
 func (f *fakeBackend) Run(_ context.Context, t adapter.Turn) (adapter.Result, error) {
 	f.mu.Lock()
 	f.models = append(f.models, t.Model)
 	f.mu.Unlock()
+	if f.runErr != nil {
+		return adapter.Result{}, f.runErr
+	}
 	model := f.reported
 	if model == "" {
 		model = t.Model

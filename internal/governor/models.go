@@ -30,7 +30,7 @@ func newModelCache(ttl time.Duration) *modelCache {
 // ("" = its default) and the concrete default model.
 func (c *modelCache) resolve(ctx context.Context, b adapter.Backend, ws, requested string) (concrete, def string, err error) {
 	if b == nil {
-		return "", "", fault.New(fault.InvalidInput, "backend.unknown", "unknown backend")
+		return "", "", fault.New(fault.InvalidInput, "backend.unknown", "unknown backend: use claude, codex or agy (or auto)")
 	}
 	if requested != "" {
 		if err := adapter.ValidModel(requested); err != nil {
@@ -81,5 +81,11 @@ func probeModel(ctx context.Context, b adapter.Backend, ws, model string) (strin
 	if model != "" {
 		return model, nil
 	}
-	return b.Probe(ctx).DefaultModel, nil
+	pr := b.Probe(ctx)
+	if pr.DefaultModel == "" && pr.Error != nil {
+		// The CLI is missing or unusable: say so (CLI_NOT_FOUND, …)
+		// rather than "no model could be resolved".
+		return "", fault.New(fault.Code(pr.Error.Code), pr.Error.Reason, pr.Error.Message)
+	}
+	return pr.DefaultModel, nil
 }

@@ -2,7 +2,9 @@ package governor
 
 import (
 	"context"
+	"strings"
 
+	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/turn"
 )
@@ -48,7 +50,8 @@ func (g *Governor) Run(ctx context.Context, t Turn) Result {
 	if t.Consent == nil {
 		return g.failed(treq, fault.New(fault.ProcessError, "governor.consent_required", "no way to ask the user for consent was configured"))
 	}
-	name, err := turn.ResolveBackend(g.env, treq.Backend, g.defaultBackend, g.runner)
+	cfg, _ := g.loadConfig()
+	name, err := g.route(cfg, treq.Backend)
 	if err != nil {
 		return g.failed(treq, err)
 	}
@@ -56,7 +59,7 @@ func (g *Governor) Run(ctx context.Context, t Turn) Result {
 	if err := g.runner.Precheck(treq); err != nil {
 		return g.failed(treq, err)
 	}
-	a, err := g.admit(ctx, &treq, t.Consent)
+	a, err := g.admit(ctx, cfg, &treq, t.Consent)
 	switch {
 	case err != nil:
 		return g.failed(treq, err)
@@ -65,14 +68,34 @@ func (g *Governor) Run(ctx context.Context, t Turn) Result {
 	}
 	g.pin(&treq, a.model)
 	out := g.execute(ctx, t, treq)
+	g.explainAuth(&out, treq.Backend)
 	if a.warning != "" {
 		out.Warnings = append(out.Warnings, a.warning)
 	}
 	return Result{Outcome: out}
 }
 
+// route resolves the requested backend ("", "auto", "gemini" or a name).
+// A turn that relies on the configured defaultBackend while it names no
+// backend is refused with INVALID_INPUT naming the known ones, never
+// routed elsewhere (issue 19 item 11).
+func (g *Governor) route(cfg config.File, requested string) (string, error) {
+	preferred := cfg.DefaultBackend
+	if preferred == "" {
+		preferred = g.defaultBackend
+	}
+	if r := strings.ToLower(requested); r == "" || r == "auto" {
+		if err := cfg.DefaultBackendErr(); err != nil {
+			return "", err
+		}
+	}
+	return turn.ResolveBackend(g.env, requested, preferred, g.runner)
+}
+
 func (g *Governor) failed(treq turn.Request, err error) Result {
-	return Result{Outcome: g.runner.Failure(treq, err)}
+	out := g.runner.Failure(treq, err)
+	g.explainAuth(&out, treq.Backend)
+	return Result{Outcome: out}
 }
 
 // execute runs an admitted turn in the foreground, or detached for
