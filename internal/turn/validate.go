@@ -38,7 +38,7 @@ func Workspace(path string) (string, error) {
 // Prompt checks the prompt's size and encoding (contract.md §7).
 func Prompt(p string) error {
 	if len(p) > adapter.MaxPromptBytes {
-		return fault.New(fault.InputLimit, "prompt.size", "Prompt exceeds the UTF-8 byte limit.").
+		return fault.New(fault.InputLimit, "prompt.size", fmt.Sprintf("The prompt is %d bytes of UTF-8, above the limit of %d bytes (%d MiB); shorten it or pass fewer or smaller context files.", len(p), adapter.MaxPromptBytes, adapter.MaxPromptBytes>>20)).
 			With("limitBytes", fmt.Sprint(adapter.MaxPromptBytes))
 	}
 	if !utf8.ValidString(p) {

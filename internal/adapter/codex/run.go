@@ -67,7 +67,7 @@ func checkTurn(t adapter.Turn) error {
 		return fault.New(fault.SessionInvalid, "codex.session_id", "The Codex session id is not a thread id.")
 	}
 	if len(t.Prompt) > adapter.MaxPromptBytes {
-		return fault.New(fault.InputLimit, "prompt.limit", "Prompt exceeds the UTF-8 byte limit.")
+		return fault.New(fault.InputLimit, "prompt.limit", fmt.Sprintf("The prompt is %d bytes of UTF-8, above the limit of %d bytes (%d MiB).", len(t.Prompt), adapter.MaxPromptBytes, adapter.MaxPromptBytes>>20)).With("limitBytes", fmt.Sprint(adapter.MaxPromptBytes))
 	}
 	return nil
 }
