@@ -132,6 +132,38 @@ func TestEmbedded(t *testing.T) {
 	}
 }
 
+// TestEmbeddedCurrentDefaults (issue 19 item 9): the default models of
+// the pinned CLIs (Claude Code 2.1.328: claude-sonnet-5-5; Codex 0.169.0:
+// gpt-6.1-sol) are priced, so a fresh install decides on a price instead
+// of "no price known". Claude's dash id matches the dotted OpenRouter id
+// only approximately (R-033), so it is still asked until remembered.
+func TestEmbeddedCurrentDefaults(t *testing.T) {
+	c := Embedded()
+	tests := []struct {
+		backend, model string
+		want           quoted
+		effect         policy.Effect
+	}{
+		{"codex", "gpt-6.1-sol", quoted{"openai/gpt-6.1-sol", "10", "exact"}, policy.Allow},
+		{"claude", "claude-sonnet-5-5", quoted{"anthropic/claude-sonnet-5.5", "10", "approximate"}, policy.Ask},
+		{"claude", "claude-sonnet-5.5", quoted{"anthropic/claude-sonnet-5.5", "10", "exact"}, policy.Allow},
+		{"claude", "claude-opus-5-5", quoted{"anthropic/claude-opus-5.5", "20", "approximate"}, policy.Ask},
+		{"codex", "gpt-6-astra", quoted{"openai/gpt-6-astra", "50", "exact"}, policy.Ask},
+		{"codex", "gpt-6.1-terra", quoted{"", "", "none"}, policy.Ask},
+	}
+	for _, tt := range tests {
+		q := c.Quote(tt.backend, tt.model)
+		got := quoted{q.ID, ratOrEmpty(q), q.Match.String()}
+		d := policy.Decide(policy.DefaultRules(), c, policy.Input{Backend: tt.backend, Requested: tt.model, Default: tt.model})
+		if tt.model == "gpt-6-astra" {
+			d = policy.Decide(policy.DefaultRules(), c, policy.Input{Backend: tt.backend, Requested: tt.model, Default: "gpt-6.1-sol"})
+		}
+		if got != tt.want || d.Effect != tt.effect {
+			t.Errorf("Quote(%s, %s) = %+v, decision %v; want %+v, %v", tt.backend, tt.model, got, d.Effect, tt.want, tt.effect)
+		}
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(testList))
 	f.Add([]byte(`{"data":[{"id":"a/b","pricing":{"completion":"0.1e-3"}}]}`))
@@ -146,4 +178,11 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func ratOrEmpty(q policy.Quote) string {
+	if q.PerMillion == nil {
+		return ""
+	}
+	return q.PerMillion.RatString()
 }

@@ -9,7 +9,12 @@
 // refresh` ([Refresh], [Catalog.Save]); else the embedded snapshot
 // ([Embedded]), a small hand-compiled, dated copy of the list covering the
 // Anthropic, OpenAI and Google models relevant to Claude Code, Codex and
-// agy. The snapshot is never presented as live. A cache that is not valid
+// agy, in OpenRouter's format. Entries that carry a provider's published
+// list price instead of a copy of OpenRouter's (the current models of the
+// pinned CLIs, which no offline copy of the list priced) name their page
+// in "_source"; models with no price found are left out and listed in the
+// snapshot's metadata, never guessed. The snapshot is never presented as
+// live. A cache that is not valid
 // is ignored and reported ([Load]); a failed refresh never replaces the last
 // good catalog.
 //
