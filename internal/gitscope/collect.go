@@ -2,6 +2,7 @@ package gitscope
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -45,7 +46,9 @@ type Snapshot struct {
 // Collect runs git in the workspace and returns the snapshot of the scope.
 // Errors are *fault.Error: INVALID_INPUT for a bad scope or a workspace that
 // is not a Git work tree, CLI_NOT_FOUND without git, TIMEOUT after 15 s for
-// one command, PROCESS_ERROR when git fails (e.g. an unknown ref).
+// one command, PROCESS_ERROR when git fails. A scope naming a ref or commit
+// the repository lacks is INVALID_INPUT git.unknown_ref / git.unknown_commit
+// naming it (detail "ref").
 func Collect(ctx context.Context, o Options) (Snapshot, error) {
 	sc, err := ParseScope(o.Scope)
 	if err != nil {
@@ -130,19 +133,57 @@ func (c *collector) plan(ctx context.Context, head string) ([]section, bool, err
 		c.snap.Description = "staged changes"
 		return working(head)[:1], false, nil
 	case Range:
+		if err := c.knownRange(ctx, sc.Ref); err != nil {
+			return nil, false, err
+		}
 		c.snap.Description = "the range " + sc.Ref
 		return []section{{"Changes in " + sc.Ref + " (git diff)", "diff", nil, []string{sc.Ref}}}, false, nil
 	case Commit:
 		sha := c.g.resolve(ctx, sc.Ref)
 		if sha == "" {
-			return nil, false, fault.New(fault.InvalidInput, "git.unknown_commit", "The review scope names an unknown commit.")
+			return nil, false, fault.New(fault.InvalidInput, "git.unknown_commit",
+				fmt.Sprintf("The review scope names the commit %q, which this repository does not have.", sc.Ref)).With("ref", sc.Ref)
 		}
 		c.snap.Commit, c.snap.Description = sha, "the commit "+sha
 		return []section{{"Commit " + sha + " (git show)", "show", nil, []string{sha}}}, false, nil
 	}
+	if err := c.known(ctx, sc.Ref); err != nil {
+		return nil, false, err
+	}
 	c.snap.Description = "changes on HEAD since it left " + sc.Ref
 	return []section{{"Changes since " + sc.Ref + " (git diff " + sc.Ref + "...HEAD)",
 		"diff", nil, []string{sc.Ref + "...HEAD"}}}, false, nil
+}
+
+// ReasonUnknownRef is the reason of a range or branch scope naming a ref
+// the repository does not have (before issue 19 item 15: git.failed).
+const ReasonUnknownRef = "git.unknown_ref"
+
+// known refuses a ref that names no commit here, naming it (detail "ref"),
+// before git diff would fail with only git's own stderr as the cause.
+func (c *collector) known(ctx context.Context, ref string) error {
+	if c.g.resolve(ctx, ref) != "" {
+		return nil
+	}
+	return fault.New(fault.InvalidInput, ReasonUnknownRef, fmt.Sprintf(
+		"The review scope names %q, which is not a branch, tag or commit in this repository.", ref)).With("ref", ref)
+}
+
+// knownRange checks both ends of A..B or A...B; an empty end is HEAD.
+func (c *collector) knownRange(ctx context.Context, r string) error {
+	a, b, ok := strings.Cut(r, "...")
+	if !ok {
+		a, b, _ = strings.Cut(r, "..")
+	}
+	for _, end := range []string{a, b} {
+		if end == "" {
+			end = "HEAD"
+		}
+		if err := c.known(ctx, end); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // working returns the staged and unstaged sections (staged compares with

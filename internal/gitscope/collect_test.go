@@ -245,13 +245,28 @@ func TestCollectErrors(t *testing.T) {
 	r := newRepo(t)
 	r.write("a", "a")
 	r.commit("a")
-	_, err = Collect(context.Background(), Options{Workspace: r.dir, Scope: "commit:deadbeef", Env: r.env()})
-	if !fault.HasCode(err, fault.InvalidInput) {
-		t.Errorf("unknown commit: %v, want INVALID_INPUT", err)
-	}
-	_, err = Collect(context.Background(), Options{Workspace: r.dir, Scope: "nosuchbranch", Env: r.env()})
-	if !fault.HasCode(err, fault.ProcessError) {
-		t.Errorf("unknown branch: %v, want PROCESS_ERROR", err)
+	// A scope naming what the repository lacks is named back (issue 19
+	// item 15), never git.failed.
+	for _, tt := range []struct{ scope, reason, ref string }{
+		{"commit:deadbeef", "git.unknown_commit", "deadbeef"},
+		{"nosuchbranch", ReasonUnknownRef, "nosuchbranch"},
+		{"base:feature/gone", ReasonUnknownRef, "feature/gone"},
+		{"HEAD..feature/gone", ReasonUnknownRef, "feature/gone"},
+		{"gone...HEAD", ReasonUnknownRef, "gone"},
+		{"range:HEAD..", "", ""},
+	} {
+		_, err = Collect(context.Background(), Options{Workspace: r.dir, Scope: tt.scope, Env: r.env()})
+		fe := fault.From(err)
+		if tt.reason == "" {
+			if err != nil {
+				t.Errorf("%s: %v, want no error", tt.scope, err)
+			}
+			continue
+		}
+		got := []string{string(fe.Code), fe.Reason, fe.Details["ref"]}
+		if diff := cmp.Diff([]string{"INVALID_INPUT", tt.reason, tt.ref}, got); diff != "" || !strings.Contains(fe.Message, `"`+tt.ref+`"`) {
+			t.Errorf("%s: %v (-want +got)\n%s", tt.scope, err, diff)
+		}
 	}
 	_, err = Collect(context.Background(), Options{Workspace: r.dir, Env: config.FromList([]string{"PATH=" + t.TempDir()})})
 	if !fault.HasCode(err, fault.CLINotFound) {
