@@ -1,0 +1,199 @@
+package admission
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/job"
+	"github.com/coagent8/coagent8/internal/quarantine"
+)
+
+// Reasons of the typed errors of this package. A refusal for the job's
+// state is "admission." + the state's name (admission.rejected,
+// admission.expired, admission.running, admission.admitted, …).
+const (
+	ReasonOtherWorkspace = "admission.other_workspace"
+	ReasonUnacknowledged = "admission.taint_unacknowledged"
+	ReasonNoCandidate    = "admission.no_candidate"
+	ReasonDigest         = "admission.digest_mismatch"
+	ReasonConflict       = "admission.conflict"
+	ReasonChanged        = "admission.checkout_changed"
+	ReasonInProgress     = "admission.in_progress"
+	ReasonPath           = "admission.path"
+	ReasonApply          = "admission.apply"
+	ReasonDevice         = "admission.cross_device"
+)
+
+// AckTainted is the acknowledgement a tainted candidate needs.
+const AckTainted = "tainted"
+
+// Options configure an [Admitter].
+type Options struct {
+	// Jobs is the job store (required).
+	Jobs *job.Store
+	// Env is the environment git runs with (PATH, HOME).
+	Env config.Env
+	// StateDir holds the journals (<StateDir>/admissions, created 0700).
+	StateDir string
+	// Events receives the admission and rejection events (nil = discard).
+	Events event.Sink
+
+	// testOnlyStep, when set, runs after each numbered step of an admission
+	// (see the step constants): the kill -9 test ends the process there.
+	testOnlyStep func(step int)
+}
+
+// Steps at which testOnlyStep runs.
+const (
+	stepPlanned   = 1 // scratch apply done, nothing written
+	stepStaged    = 2 // staging directory written, no journal
+	stepCommitted = 3 // journal renamed into place
+	stepOp        = 4 // after each roll-forward operation (4, 5, …)
+)
+
+// Admitter admits and rejects candidates. It is safe for concurrent use;
+// two admissions of one job are refused by the pending marker.
+type Admitter struct {
+	o   Options
+	dir string
+}
+
+// New returns an Admitter after finishing or discarding any admission a
+// killed process left (see the package doc).
+func New(ctx context.Context, o Options) (*Admitter, error) {
+	if o.Jobs == nil || o.StateDir == "" {
+		return nil, errors.New("admission: Jobs and StateDir are required")
+	}
+	if o.Events == nil {
+		o.Events = event.Discard{}
+	}
+	a := &Admitter{o: o, dir: filepath.Join(o.StateDir, "admissions")}
+	if err := os.MkdirAll(a.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("admission directory: %w", err)
+	}
+	return a, a.recover(ctx)
+}
+
+// Request is one admission.
+type Request struct {
+	// Job is the job handle.
+	Job string
+	// Workspace is the checkout the user admits into (absolute); it must be
+	// the job's workspace.
+	Workspace string
+	// Actor names who admits (e.g. "terminal:uid=1000"); recorded.
+	Actor string
+	// Ack lists the acknowledged reasons ([AckTainted]).
+	Ack []string
+}
+
+// Result is a completed admission.
+type Result struct {
+	Job, Digest string
+	// Paths are the workspace-relative paths written or removed.
+	Paths []string
+	// ThreeWay reports whether the checkout had moved and a three-way
+	// apply was needed.
+	ThreeWay bool
+}
+
+// Admit applies the job's candidate to its workspace, all or nothing.
+// Errors: POLICY_DENIED admission.<state>, admission.other_workspace,
+// admission.taint_unacknowledged; INVALID_INPUT admission.conflict (with
+// Details "paths") or admission.checkout_changed; SESSION_BUSY
+// admission.in_progress; INVALID_INPUT job.unknown. No failure writes to
+// the checkout.
+func (a *Admitter) Admit(ctx context.Context, r Request) (Result, error) {
+	j, err := a.admissible(ctx, r)
+	if err != nil {
+		a.refused(j, r, err)
+		return Result{}, err
+	}
+	res, err := a.apply(ctx, j, r)
+	if err != nil {
+		a.refused(j, r, err)
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// admissible loads the job and checks state, expiry, workspace, taint and
+// digest.
+func (a *Admitter) admissible(ctx context.Context, r Request) (job.Job, error) {
+	j, err := a.o.Jobs.Get(ctx, r.Job)
+	if err != nil {
+		return j, err
+	}
+	if (j.State == job.Succeeded || j.State == job.Tainted) && !time.Now().Before(j.Expires) {
+		a.o.Jobs.Expire(ctx, j.ID)
+		j.State, j.Reason = job.Expired, job.ReasonExpired
+	}
+	if err := sameWorkspace(j, r.Workspace); err != nil {
+		return j, err
+	}
+	switch j.State {
+	case job.Succeeded:
+	case job.Tainted:
+		if !slices.Contains(r.Ack, AckTainted) {
+			return j, stateRefusal(j, ReasonUnacknowledged, fmt.Sprintf("Job %s is tainted (%s): admitting it needs the taint acknowledged.", j.ID, j.Reason))
+		}
+	default:
+		return j, stateRefusal(j, "admission."+j.State.String(), fmt.Sprintf("Job %s is %s and cannot be admitted.", j.ID, j.State))
+	}
+	if j.Candidate == nil || len(j.Candidate.Patch) == 0 {
+		return j, fault.New(fault.InvalidInput, ReasonNoCandidate, "The job's candidate is empty: there is nothing to admit.")
+	}
+	if quarantine.Digest(j.Candidate.Patch) != j.Candidate.Digest {
+		return j, fault.New(fault.SandboxUnavailable, ReasonDigest, "The stored candidate does not match the digest recorded when it was quarantined.")
+	}
+	return j, nil
+}
+
+func stateRefusal(j job.Job, reason, msg string) error {
+	return fault.New(fault.PolicyDenied, reason, msg).With("state", j.State.String()).With("job_reason", j.Reason)
+}
+
+// sameWorkspace refuses a workspace other than the job's (compared after
+// resolving symbolic links).
+func sameWorkspace(j job.Job, ws string) error {
+	deny := fault.New(fault.PolicyDenied, ReasonOtherWorkspace, "The job belongs to another workspace.")
+	if !filepath.IsAbs(ws) {
+		return deny
+	}
+	a, err1 := filepath.EvalSymlinks(ws)
+	b, err2 := filepath.EvalSymlinks(j.Workspace)
+	if err1 != nil || err2 != nil || a != b {
+		return deny
+	}
+	return nil
+}
+
+// Reject discards job id's candidate; the job must belong to workspace.
+func (a *Admitter) Reject(ctx context.Context, id, workspace, actor string) error {
+	j, err := a.o.Jobs.Get(ctx, id)
+	if err == nil {
+		err = sameWorkspace(j, workspace)
+	}
+	if err == nil {
+		err = a.o.Jobs.Reject(ctx, id, actor)
+	}
+	if err != nil {
+		return err
+	}
+	a.o.Events.Record(event.Event{Type: event.TypeDecision, Reason: "admission.rejected", IDs: map[string]string{"job": id, "actor": actor}})
+	return nil
+}
+
+func (a *Admitter) refused(j job.Job, r Request, err error) {
+	fe := fault.From(err)
+	a.o.Events.Record(event.Event{Type: event.TypeRefusal, Code: string(fe.Code), Reason: fe.Reason,
+		IDs: map[string]string{"job": r.Job, "actor": r.Actor}})
+}

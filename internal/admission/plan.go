@@ -1,0 +1,241 @@
+package admission
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/gitrepo"
+	"github.com/coagent8/coagent8/internal/quarantine"
+)
+
+// entry is a path's index entry in the scratch index: git mode and blob id.
+type entry struct{ mode, id string }
+
+// plan is an admission computed without writing to the checkout.
+type plan struct {
+	repo     *gitrepo.Repo
+	s        *gitrepo.Scratch
+	patch    []byte
+	paths    []string
+	pre      map[string]fileState
+	after    map[string]entry
+	ops      []op
+	threeWay bool
+}
+
+// makePlan applies the patch to a scratch index holding the checkout's
+// current version of the touched paths and derives the operations.
+func makePlan(ctx context.Context, repo *gitrepo.Repo, s *gitrepo.Scratch, patch []byte) (*plan, error) {
+	p := &plan{repo: repo, s: s, patch: patch}
+	steps := []func(context.Context) error{p.touched, p.snapshot, p.apply, p.diff}
+	for _, f := range steps {
+		if err := f(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func applyError(err error) error {
+	return fault.Wrap(fault.ProcessError, ReasonApply, "The candidate patch could not be applied.", err)
+}
+
+// touched lists every path the patch names (old and new), refusing any
+// the scan would refuse and any below a symbolic link of the checkout.
+func (p *plan) touched(ctx context.Context) error {
+	out, err := p.s.Git(ctx, "", p.patch, "apply", "--numstat", "-z", "-")
+	if err != nil {
+		return applyError(err)
+	}
+	seen := map[string]bool{}
+	for _, f := range numstatPaths(out) {
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		if r := quarantine.CheckPath(f); r != "" {
+			return fault.New(fault.PolicyDenied, ReasonPath, fmt.Sprintf("The patch names a path it may not write (%s): %q.", r, f)).With("path", f)
+		}
+		if err := noSymlinkParent(p.repo.Top, f); err != nil {
+			return err
+		}
+		p.paths = append(p.paths, f)
+	}
+	sort.Strings(p.paths)
+	return nil
+}
+
+// numstatPaths parses `git apply --numstat -z`: "A\tD\tpath\0", or for a
+// rename "A\tD\t\0old\0new\0".
+func numstatPaths(out []byte) []string {
+	var paths []string
+	f := strings.Split(string(out), "\x00")
+	for i := 0; i < len(f); i++ {
+		parts := strings.SplitN(f[i], "\t", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[2] != "" {
+			paths = append(paths, parts[2])
+		} else if i+2 < len(f) {
+			paths = append(paths, f[i+1], f[i+2])
+			i += 2
+		}
+	}
+	return paths
+}
+
+// noSymlinkParent refuses a path whose existing parent components in the
+// checkout are not all real directories (git apply refuses "beyond a
+// symbolic link" for the same reason: the write would land elsewhere).
+func noSymlinkParent(top, rel string) error {
+	dir := top
+	parts := strings.Split(rel, "/")
+	for _, el := range parts[:len(parts)-1] {
+		dir = filepath.Join(dir, el)
+		st, err := os.Lstat(dir)
+		if os.IsNotExist(err) {
+			return nil
+		}
+		if err != nil || !st.IsDir() {
+			return fault.New(fault.PolicyDenied, ReasonPath, fmt.Sprintf("The patch writes beyond a symbolic link or file of the checkout: %q.", rel)).With("path", rel)
+		}
+	}
+	return nil
+}
+
+// snapshot stats the touched paths and loads their current versions into
+// the scratch index (update-index reads the work tree; it never writes
+// it).
+func (p *plan) snapshot(ctx context.Context) error {
+	var err error
+	if p.pre, err = statAll(p.repo.Top, p.paths); err != nil {
+		return err
+	}
+	if _, err := p.s.Git(ctx, "", nil, "read-tree", "--empty"); err != nil {
+		return applyError(err)
+	}
+	in := []byte(strings.Join(p.paths, "\x00") + "\x00")
+	if _, err := p.s.Git(ctx, p.repo.Top, in, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
+		return conflict(p.paths, err)
+	}
+	return nil
+}
+
+// apply runs git apply on the scratch index, with a three-way fallback.
+func (p *plan) apply(ctx context.Context) error {
+	if _, err := p.s.Git(ctx, "", p.patch, "apply", "--cached", "--whitespace=nowarn", "-"); err == nil {
+		return nil
+	}
+	p.threeWay = true
+	_, err := p.s.Git(ctx, "", p.patch, "apply", "--cached", "--3way", "--whitespace=nowarn", "-")
+	if err == nil {
+		return nil
+	}
+	out, lerr := p.s.Git(ctx, "", nil, "ls-files", "-u", "-z")
+	var paths []string
+	for _, e := range lsEntries(out, lerr) {
+		paths = append(paths, e.path)
+	}
+	if len(paths) == 0 {
+		paths = p.paths
+	}
+	return conflict(paths, err)
+}
+
+// conflict is the report of a patch that does not apply to the checkout.
+func conflict(paths []string, cause error) error {
+	uniq := map[string]bool{}
+	var list []string
+	for _, p := range paths {
+		if !uniq[p] {
+			uniq[p] = true
+			list = append(list, strconv.Quote(p))
+		}
+	}
+	return fault.Wrap(fault.InvalidInput, ReasonConflict,
+		"The candidate conflicts with the checkout's current state; nothing was written.", cause).
+		With("paths", strings.Join(list, ","))
+}
+
+type lsEntry struct {
+	path string
+	entry
+}
+
+// lsEntries parses `git ls-files -s -z` / `-u -z`: "mode id stage\tpath\0".
+func lsEntries(out []byte, err error) []lsEntry {
+	if err != nil {
+		return nil
+	}
+	var es []lsEntry
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		meta, path, ok := bytes.Cut(rec, []byte("\t"))
+		f := strings.Fields(string(meta))
+		if ok && len(f) == 3 {
+			es = append(es, lsEntry{path: string(path), entry: entry{mode: f[0], id: f[1]}})
+		}
+	}
+	return es
+}
+
+// diff compares the scratch index before (the checkout) and after the
+// apply and turns the difference into operations: removals first, deepest
+// first, then writes.
+func (p *plan) diff(ctx context.Context) error {
+	out, err := p.s.Git(ctx, "", nil, "ls-files", "-s", "-z")
+	if err != nil {
+		return applyError(err)
+	}
+	p.after = map[string]entry{}
+	for _, e := range lsEntries(out, nil) {
+		p.after[e.path] = e.entry
+	}
+	var dels, puts []op
+	for _, path := range p.paths {
+		e, ok := p.after[path]
+		switch {
+		case !ok && p.pre[path].exists:
+			dels = append(dels, op{Target: path})
+		case ok && e.mode == "160000":
+			return fault.New(fault.PolicyDenied, ReasonPath, fmt.Sprintf("The patch changes a submodule: %q.", path)).With("path", path)
+		case ok:
+			puts = append(puts, op{Target: path, mode: e.mode, id: e.id})
+		}
+	}
+	sort.Slice(dels, func(i, k int) bool { return dels[i].Target > dels[k].Target })
+	p.ops = append(dels, puts...)
+	return nil
+}
+
+// fileState is what a touched path was when planned.
+type fileState struct {
+	exists bool
+	mode   fs.FileMode
+	size   int64
+	mtime  int64
+}
+
+func statAll(top string, paths []string) (map[string]fileState, error) {
+	m := map[string]fileState{}
+	for _, p := range paths {
+		st, err := os.Lstat(filepath.Join(top, filepath.FromSlash(p)))
+		switch {
+		case os.IsNotExist(err):
+			m[p] = fileState{}
+		case err != nil:
+			return nil, applyError(err)
+		default:
+			m[p] = fileState{exists: true, mode: st.Mode(), size: st.Size(), mtime: st.ModTime().UnixNano()}
+		}
+	}
+	return m, nil
+}

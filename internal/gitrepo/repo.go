@@ -1,0 +1,153 @@
+package gitrepo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/fault"
+)
+
+// Timeout bounds one git command.
+const Timeout = 30 * time.Second
+
+// Reasons of the typed errors of this package.
+const (
+	ReasonNotRepo = "git.not_repository"
+	ReasonFailed  = "git.failed"
+	ReasonTimeout = "git.timeout"
+	ReasonMissing = "git.missing"
+)
+
+// envAllow are the variables git inherits (as in gitscope): PATH, home and
+// temp basics. GIT_* never passes.
+var envAllow = []string{"PATH", "HOME", "XDG_CONFIG_HOME", "USERPROFILE", "HOMEDRIVE", "HOMEPATH",
+	"SYSTEMROOT", "TMPDIR", "TEMP", "TMP"}
+
+// safeConfig disables what would make plumbing run a program: hooks,
+// fsmonitor, external diff, pager.
+var safeConfig = []string{"core.hooksPath=/dev/null", "core.fsmonitor=false", "core.untrackedCache=false",
+	"diff.external=", "core.pager=cat", "color.ui=false", "protocol.allow=never", "gc.auto=0",
+	"core.quotePath=false"}
+
+// Repo is a Git work tree: its top level, git directory and common
+// directory (they differ for linked worktrees), all absolute.
+type Repo struct {
+	Top, GitDir, CommonDir string
+
+	bin string
+	env []string
+}
+
+// Open returns the repository whose top level is dir. dir must be absolute
+// and be the top level itself (a subdirectory is not the workspace):
+// INVALID_INPUT git.not_repository otherwise; a missing git binary is
+// CLI_NOT_FOUND git.missing.
+func Open(ctx context.Context, env config.Env, dir string) (*Repo, error) {
+	if !filepath.IsAbs(dir) {
+		return nil, fault.New(fault.InvalidInput, ReasonNotRepo, "The workspace path must be absolute.")
+	}
+	bin, err := exec.LookPath("git")
+	if p, ok := env.Lookup("PATH"); ok {
+		bin, err = lookIn(p)
+	}
+	if err != nil {
+		return nil, fault.Wrap(fault.CLINotFound, ReasonMissing, "git is not installed or not on PATH.", err)
+	}
+	r := &Repo{bin: bin, env: baseEnv(env)}
+	out, err := r.Run(ctx, dir, nil, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir")
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err != nil || len(lines) != 3 {
+		return nil, fault.Wrap(fault.InvalidInput, ReasonNotRepo, "The workspace is not a Git work tree.", err)
+	}
+	r.Top, r.GitDir, r.CommonDir = lines[0], lines[1], lines[2]
+	if !sameDir(r.Top, dir) {
+		return nil, fault.New(fault.InvalidInput, ReasonNotRepo, "The workspace must be the top level of its Git work tree.").With("top", filepath.Base(r.Top))
+	}
+	return r, nil
+}
+
+func lookIn(path string) (string, error) {
+	for _, d := range filepath.SplitList(path) {
+		p := filepath.Join(d, "git")
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
+
+func sameDir(a, b string) bool {
+	ea, err1 := filepath.EvalSymlinks(a)
+	eb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ea == eb
+}
+
+func baseEnv(env config.Env) []string {
+	e := []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0",
+		"GIT_PAGER=cat", "LC_ALL=C", "GIT_ATTR_NOSYSTEM=1"}
+	for _, k := range envAllow {
+		if v, ok := env.Lookup(k); ok {
+			e = append(e, k+"="+v)
+		}
+	}
+	return e
+}
+
+// Run runs git in dir with the repository's fixed environment plus extra
+// (KEY=VALUE) and returns stdout. A non-zero exit is PROCESS_ERROR
+// git.failed whose internal cause ([Error]) carries the arguments and
+// stderr; the exit code is reachable with [ExitCode].
+func (r *Repo) Run(ctx context.Context, dir string, extra []string, stdin []byte, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	argv := []string{"--no-pager"}
+	for _, c := range safeConfig {
+		argv = append(argv, "-c", c)
+	}
+	cmd := exec.CommandContext(ctx, r.bin, append(argv, args...)...)
+	cmd.Dir, cmd.Env, cmd.WaitDelay = dir, append(append([]string(nil), r.env...), extra...), time.Second
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	switch {
+	case ctx.Err() != nil:
+		return nil, fault.Wrap(fault.Timeout, ReasonTimeout, "A Git command exceeded its time limit.", ctx.Err())
+	case err != nil:
+		return stdout.Bytes(), fault.Wrap(fault.ProcessError, ReasonFailed, "A Git command failed.",
+			&Error{Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: err})
+	}
+	return stdout.Bytes(), nil
+}
+
+// Error is the internal cause of a failed git command (log it only after
+// diagnostic redaction: stderr may name paths).
+type Error struct {
+	Args   []string
+	Stderr string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	return "git " + strings.Join(e.Args, " ") + ": " + e.Err.Error() + ": " + e.Stderr
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ExitCode returns git's exit status from an error of [Repo.Run], or -1.
+func ExitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}

@@ -1,0 +1,58 @@
+package job
+
+import (
+	"time"
+
+	"github.com/coagent8/coagent8/internal/quarantine"
+)
+
+// Budget is the ceiling the user approved for a job; zero fields are not
+// allowed by the delegate surface, the store keeps what it is given.
+type Budget struct {
+	MaxUSD      float64 `json:"max_usd"`
+	MaxRequests int     `json:"max_requests"`
+	MaxMinutes  int     `json:"max_minutes"`
+}
+
+// Spec is what a delegate job is created with.
+type Spec struct {
+	// Workspace is the absolute top level of the user's Git work tree.
+	Workspace string
+	// Base is the commit id the candidate starts from.
+	Base string
+	// Backend and Model are the concrete backend and approved model id.
+	Backend, Model string
+	Budget         Budget
+	// TTL is how long a candidate stays admissible after the job starts
+	// (0 = [DefaultTTL]).
+	TTL time.Duration
+}
+
+// DefaultTTL is how long a job's candidate is admissible.
+const DefaultTTL = 7 * 24 * time.Hour
+
+// Candidate is a job's quarantined result: the patch and findings from
+// [quarantine.Build] and the agent's final message (untrusted bytes).
+type Candidate struct {
+	Patch    []byte
+	Digest   string
+	Findings []quarantine.Finding
+	Message  []byte
+}
+
+// Job is one stored job.
+type Job struct {
+	ID string
+	Spec
+	State  State
+	Reason string
+	// SupervisorPID and SupervisorStart identify the process that runs
+	// the job (start time in clock ticks since boot).
+	SupervisorPID             int
+	SupervisorStart           int64
+	Created, Updated, Expires time.Time
+	Candidate                 *Candidate // nil until attached
+	AdmittedBy                string
+	AdmittedDigest            string
+	Admitted                  time.Time
+}

@@ -1,0 +1,31 @@
+package job
+
+import "github.com/coagent8/coagent8/internal/store"
+
+// migrations of component "jobs". Times are Unix milliseconds.
+var migrations = []store.Migration{{Version: 1, SQL: `
+CREATE TABLE jobs (
+	id               TEXT PRIMARY KEY,
+	workspace        TEXT NOT NULL,
+	base             TEXT NOT NULL,
+	backend          TEXT NOT NULL,
+	model            TEXT NOT NULL,
+	budget           TEXT NOT NULL,
+	state            TEXT NOT NULL,
+	reason           TEXT NOT NULL DEFAULT '',
+	supervisor_pid   INTEGER NOT NULL,
+	supervisor_start INTEGER NOT NULL,
+	created_at       INTEGER NOT NULL,
+	updated_at       INTEGER NOT NULL,
+	expires_at       INTEGER NOT NULL,
+	patch            BLOB,
+	patch_digest     TEXT NOT NULL DEFAULT '',
+	findings         TEXT NOT NULL DEFAULT '[]',
+	message          BLOB,
+	admitted_by      TEXT NOT NULL DEFAULT '',
+	admitted_digest  TEXT NOT NULL DEFAULT '',
+	admitted_at      INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX jobs_workspace ON jobs(workspace, created_at);
+CREATE INDEX jobs_running ON jobs(state) WHERE state = 'running';
+`}}

@@ -1,0 +1,166 @@
+package quarantine
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/coagent8/coagent8/internal/candidate"
+	"github.com/coagent8/coagent8/internal/redact"
+)
+
+// ScanChange returns the structural findings of one changed path: where it
+// is, what type and mode it has and where a symlink points. It reads
+// nothing.
+func ScanChange(c candidate.Change) []Finding {
+	var out []Finding
+	add := func(rule string, sev Severity, msg string) {
+		out = append(out, Finding{Rule: rule, Severity: sev, Path: c.Path, Message: msg})
+	}
+	if r := scanPath(c.Path); r != "" {
+		add(r, Block, "the path leaves the workspace or enters .git; it is not part of the patch")
+	}
+	if c.Kind == candidate.Deleted {
+		return append(out, scanExec(c.Path)...)
+	}
+	switch {
+	case c.Mode&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeNamedPipe|fs.ModeSocket|fs.ModeIrregular) != 0:
+		add(RuleSpecial, Block, "a device, FIFO or socket file; it is not part of the patch")
+	case c.Mode&fs.ModeSymlink != 0 && symlinkEscapes(c.Path, c.Target):
+		add(RuleSymlinkEscape, Block, "a symbolic link whose target leaves the workspace")
+	}
+	if c.Mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
+		add(RuleSetuid, Block, "a setuid, setgid or sticky bit; the patch carries only the executable bit")
+	}
+	return append(out, scanExec(c.Path)...)
+}
+
+// scanPath returns the rule a path breaks, or "".
+func scanPath(p string) string {
+	if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") || path.Clean(p) != p ||
+		p == ".." || strings.HasPrefix(p, "../") {
+		return RuleOutside
+	}
+	for _, el := range strings.Split(p, "/") {
+		// Git refuses .git in any case, and NTFS/HFS+ aliases of it; any
+		// component that folds to ".git" is treated as one.
+		if strings.EqualFold(strings.TrimRight(el, ". "), ".git") {
+			return RuleGitDir
+		}
+	}
+	return ""
+}
+
+// symlinkEscapes reports whether a link at p with target t resolves outside
+// the workspace (lexically: the walk never follows links).
+func symlinkEscapes(p, t string) bool {
+	if t == "" || strings.HasPrefix(t, "/") {
+		return true
+	}
+	j := path.Join(path.Dir(p), t)
+	return j == ".." || strings.HasPrefix(j, "../")
+}
+
+// execRules maps a path to a host-executing kind of file.
+var execRules = []struct {
+	rule, msg string
+	match     func(p, base string) bool
+}{
+	{RuleCI, "a CI configuration change runs on the next push", func(p, b string) bool {
+		return hasDir(p, ".github/workflows") || hasDir(p, ".github/actions") || hasDir(p, ".circleci") ||
+			hasDir(p, ".buildkite") || b == ".gitlab-ci.yml" || b == ".travis.yml" || b == "Jenkinsfile" ||
+			b == "azure-pipelines.yml" || b == "bitbucket-pipelines.yml"
+	}},
+	{RuleHook, "a hook manager's file runs on the next git command", func(p, b string) bool {
+		return hasDir(p, ".githooks") || hasDir(p, ".husky") || b == ".pre-commit-config.yaml" || b == "lefthook.yml"
+	}},
+	{RuleHostExec, "a file that tools run on the host when the directory is opened", func(p, b string) bool {
+		return b == ".envrc" || hasDir(p, ".devcontainer") || p == ".vscode/tasks.json" || p == ".vscode/settings.json" ||
+			p == ".vscode/launch.json"
+	}},
+}
+
+func hasDir(p, dir string) bool { return strings.HasPrefix(p, dir+"/") }
+
+func scanExec(p string) []Finding {
+	var out []Finding
+	for _, r := range execRules {
+		if r.match(p, path.Base(p)) {
+			out = append(out, Finding{Rule: r.rule, Severity: Warn, Path: p, Message: r.msg})
+		}
+	}
+	return out
+}
+
+// attrDriver matches the .gitattributes attributes that name a driver git
+// runs on the host (filter, diff, merge; textconv is set through diff).
+var attrDriver = []string{"filter=", "diff=", "merge="}
+
+// ScanPatch returns the findings of a Git patch's added lines: credentials
+// (any match of the answer redaction profile) and, in a .gitattributes
+// file, attributes that select a driver. Lines are 1-based patch lines.
+func ScanPatch(patch []byte) []Finding {
+	var out []Finding
+	red := redact.NewAnswer()
+	file := ""
+	for i, line := range bytes.Split(patch, []byte("\n")) {
+		if name, ok := bytes.CutPrefix(line, []byte("+++ ")); ok {
+			file = strings.TrimPrefix(string(name), "b/")
+			continue
+		}
+		added, ok := bytes.CutPrefix(line, []byte("+"))
+		if !ok {
+			continue
+		}
+		out = append(out, scanAdded(red, file, string(added), i+1)...)
+	}
+	return out
+}
+
+func scanAdded(red *redact.Redactor, file, line string, n int) []Finding {
+	var out []Finding
+	if k := credentialKind(red, line); k != "" {
+		out = append(out, Finding{Rule: RuleCredential, Severity: Block, Path: file, Line: n,
+			Message: fmt.Sprintf("an added line carries a credential (%s)", k)})
+	}
+	if path.Base(file) == ".gitattributes" && !strings.HasPrefix(strings.TrimSpace(line), "#") {
+		for _, d := range attrDriver {
+			if strings.Contains(line, d) {
+				out = append(out, Finding{Rule: RuleAttributes, Severity: Block, Path: file, Line: n,
+					Message: "a .gitattributes line selects a " + strings.TrimSuffix(d, "=") + " driver, which git runs on the host"})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// credentialKind returns the kind of the first credential in s, or "".
+func credentialKind(red *redact.Redactor, s string) string {
+	r := red.String(s)
+	if r == s {
+		return ""
+	}
+	if i := strings.Index(r, "[REDACTED:"); i >= 0 {
+		if j := strings.IndexByte(r[i:], ']'); j > 0 {
+			return r[i+len("[REDACTED:") : i+j]
+		}
+	}
+	return "credential"
+}
+
+// scanContent reports a credential anywhere in a binary file's content,
+// which the patch carries base85-encoded where line scanning cannot see it.
+func scanContent(p string, data []byte) []Finding {
+	if k := credentialKind(redact.NewAnswer(), string(data)); k != "" {
+		return []Finding{{Rule: RuleCredential, Severity: Block, Path: p,
+			Message: fmt.Sprintf("a binary file carries a credential (%s)", k)}}
+	}
+	return nil
+}
+
+// CheckPath returns the rule a patch path breaks ([RuleOutside] or
+// [RuleGitDir]), or "" when the path may be written.
+func CheckPath(p string) string { return scanPath(p) }
