@@ -1,9 +1,6 @@
 package cli
 
-import (
-	"io"
-	"strings"
-)
+import "strings"
 
 func splitList(s string) []string {
 	var out []string
@@ -14,11 +11,3 @@ func splitList(s string) []string {
 	}
 	return out
 }
-
-type nopCloser struct{ io.Reader }
-
-func (nopCloser) Close() error { return nil }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

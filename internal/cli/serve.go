@@ -4,8 +4,9 @@ import (
 	"context"
 	"runtime/debug"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
+
+	"github.com/coagent8/coagent8/internal/mcpserver"
 )
 
 func newServeCmd(a *app) *cobra.Command {
@@ -21,7 +22,9 @@ func newServeCmd(a *app) *cobra.Command {
 
 // serve runs the MCP server on stdin/stdout until the client disconnects
 // (stdin EOF) or a signal cancels ctx; running turns are cancelled, which
-// tears their process trees down.
+// tears their process trees down. Both ends are orderly and exit 0
+// without an error log (issue 19 item 18); a malformed stdin line is
+// answered and skipped, never the end of the session (item 1).
 func (a *app) serve(ctx context.Context) error {
 	st, err := a.build(ctx)
 	if err != nil {
@@ -34,14 +37,10 @@ func (a *app) serve(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	t := &mcp.IOTransport{Reader: nopCloser{a.io.In}, Writer: nopWriteCloser{a.io.Out}}
+	t := &mcpserver.StdioTransport{In: a.io.In, Out: a.io.Out}
 	// Start-up garbage (tool schemas, migrations, the price catalog) is
 	// returned to the OS before the server idles: hosts keep many MCP
 	// servers running (issue 2: idle RSS target).
 	debug.FreeOSMemory()
-	err = srv.MCP().Run(ctx, t)
-	if ctx.Err() != nil {
-		return nil // shutdown by signal
-	}
-	return err
+	return srv.Serve(ctx, t)
 }

@@ -30,6 +30,6 @@ func (s *Server) register(profile string) error {
 	}
 	t, h := s.runTool(handlers)
 	s.mcp.AddTool(t, h)
-	s.mcp.AddReceivingMiddleware(listFilter(profile))
+	s.mcp.AddReceivingMiddleware(listFilter(profile), refuseSetLevel)
 	return nil
 }

@@ -1,0 +1,240 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// StdioTransport is the MCP stdio transport coagent8 serves on:
+// newline-delimited JSON-RPC 2.0 like [mcp.IOTransport], which ends the
+// whole connection on one malformed line (issue 19 item 1). Here a
+// malformed line is answered with the JSON-RPC error for it (see
+// [screen]) and the server keeps serving. The connection also enforces
+// two protocol rules the SDK does not:
+//
+//   - no response is sent for a request the client cancelled with
+//     notifications/cancelled (MCP base protocol, cancellation);
+//   - an error response never carries code 0: the SDK's lifecycle
+//     refusals (a request before initialize, a second initialize) are
+//     -32600 invalid request, any other code-less error -32603.
+type StdioTransport struct {
+	In  io.Reader
+	Out io.Writer
+	// MaxLine bounds one inbound line in bytes (0: [mcp.DefaultMaxLineLength]).
+	// A longer line is discarded and answered -32600.
+	MaxLine int
+}
+
+var _ mcp.Transport = (*StdioTransport)(nil)
+
+// Connect implements [mcp.Transport]. It starts the goroutine that reads
+// In; like the SDK's, it cannot be unblocked from a read of stdin and
+// ends with the process or at EOF.
+func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
+	limit := t.MaxLine
+	if limit <= 0 {
+		limit = mcp.DefaultMaxLineLength
+	}
+	c := &stdioConn{out: t.Out, incoming: make(chan readResult), closed: make(chan struct{}),
+		inflight: map[jsonrpc.ID]*call{}}
+	go c.readLoop(bufio.NewReaderSize(t.In, 64*1024), limit)
+	return c, nil
+}
+
+type readResult struct {
+	msg jsonrpc.Message
+	err error
+}
+
+// call is a request of the client still waiting for its response.
+type call struct {
+	method    string
+	cancelled bool
+}
+
+type stdioConn struct {
+	out      io.Writer
+	writeMu  sync.Mutex
+	incoming chan readResult
+
+	closeOnce sync.Once
+	closed    chan struct{}
+
+	mu       sync.Mutex
+	inflight map[jsonrpc.ID]*call
+	// initialized is set once initialize has been answered with a result.
+	initialized bool
+}
+
+func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
+	for {
+		line, tooLong, err := readLine(r, limit)
+		if tooLong {
+			c.writeRaw(errorReply(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: the message exceeds the line limit"))
+		} else if len(line) > 0 {
+			if msg, reply := screen(line); reply != nil {
+				c.writeRaw(reply)
+			} else {
+				c.track(msg)
+				if !c.deliver(readResult{msg: msg}) {
+					return
+				}
+			}
+		}
+		if err != nil { // EOF or a read error ends the connection
+			c.deliver(readResult{err: err})
+			return
+		}
+	}
+}
+
+// deliver hands r to Read; false when the connection closed first.
+func (c *stdioConn) deliver(r readResult) bool {
+	select {
+	case c.incoming <- r:
+		return true
+	case <-c.closed:
+		return false
+	}
+}
+
+// readLine returns the next line without its line ending and surrounding
+// space. A line longer than limit is consumed to its end in bounded
+// memory and reported as tooLong.
+func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	var buf []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > limit+2 { // +2: the line ending
+				tooLong, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if tooLong {
+			return nil, true, err
+		}
+		return bytes.TrimSpace(buf), false, err
+	}
+}
+
+// track records a request in flight and marks a cancelled one.
+func (c *stdioConn) track(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if req.IsCall() {
+		c.inflight[req.ID] = &call{method: req.Method}
+		return
+	}
+	if req.Method != "notifications/cancelled" {
+		return
+	}
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(req.Params, &p) != nil {
+		return
+	}
+	if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
+		if cl, ok := c.inflight[id]; ok {
+			cl.cancelled = true
+		}
+	}
+}
+
+// Read implements [mcp.Connection].
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.closed:
+		return nil, io.EOF
+	case r := <-c.incoming:
+		return r.msg, r.err
+	}
+}
+
+// Write implements [mcp.Connection]. A response to a cancelled request
+// is dropped; a code-0 error gets its JSON-RPC code.
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		cl, initialized := c.settle(resp)
+		if cl != nil && cl.cancelled {
+			return nil
+		}
+		resp.Error = withCode(resp.Error, cl, initialized)
+	}
+	b, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	return c.writeRaw(append(b, '\n'))
+}
+
+// settle removes and returns the in-flight call resp answers (nil if
+// none) and reports whether the session was initialized before it.
+func (c *stdioConn) settle(resp *jsonrpc.Response) (*call, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cl := c.inflight[resp.ID]
+	delete(c.inflight, resp.ID)
+	was := c.initialized
+	if cl != nil && cl.method == "initialize" && resp.Error == nil {
+		c.initialized = true
+	}
+	return cl, was
+}
+
+// withCode gives a code-less error its JSON-RPC code. The SDK refuses
+// lifecycle violations (a request before initialize, a second
+// initialize) with plain errors, which would go on the wire as code 0;
+// they are invalid requests in the session's state.
+func withCode(err error, cl *call, initialized bool) error {
+	if err == nil {
+		return nil
+	}
+	var we *jsonrpc.Error
+	if errors.As(err, &we) && we.Code != 0 {
+		return err
+	}
+	code := int64(jsonrpc.CodeInternalError)
+	if cl == nil || cl.method == "initialize" || !initialized {
+		code = jsonrpc.CodeInvalidRequest
+	}
+	return &jsonrpc.Error{Code: code, Message: err.Error()}
+}
+
+func (c *stdioConn) writeRaw(b []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, err := c.out.Write(b)
+	return err
+}
+
+// Close implements [mcp.Connection]; it unblocks Read.
+func (c *stdioConn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return nil
+}
+
+// SessionID implements [mcp.Connection]: stdio has no session id.
+func (c *stdioConn) SessionID() string { return "" }
