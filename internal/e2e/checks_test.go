@@ -140,7 +140,7 @@ func TestReviewChecksMisconfigured(t *testing.T) {
 // request is made.
 func TestReviewCannotInjectCommands(t *testing.T) {
 	dbl := providertest.NewAnthropic(t, providertest.Options{})
-	cs := connect(t, checksEnv(t, dbl.URL(), `{"commands":[["`+goBin()+`","build","./..."]]}`))
+	cs := connectVersion(t, checksEnv(t, dbl.URL(), `{"commands":[["`+goBin()+`","build","./..."]]}`), legacy) // -32602 before 2025-11-25
 	for _, extra := range []map[string]any{
 		{"commands": []any{[]any{"/usr/bin/sh", "-c", "id"}}}, {"verify": map[string]any{"commands": []any{[]any{"/usr/bin/id"}}}},
 		{"run_checks": []any{"/usr/bin/id"}}, {"run_checks": "/usr/bin/id"},

@@ -127,7 +127,7 @@ func TestToolsListConsultAndDoctorOverStdio(t *testing.T) {
 
 func TestUnknownArgumentsAreInvalidParams(t *testing.T) {
 	dbl := providertest.NewAnthropic(t, providertest.Options{})
-	cs := connect(t, env(t, dbl.URL()))
+	cs := connectVersion(t, env(t, dbl.URL()), legacy) // -32602 before 2025-11-25 (issue 19 item 3)
 	for _, extra := range []map[string]any{
 		{"approve": true}, {"sandbox": "danger-full-access"}, {"profile": "write"}, {"user_confirmed": true},
 	} {

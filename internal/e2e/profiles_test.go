@@ -31,7 +31,7 @@ func listed(t *testing.T, cs *mcp.ClientSession) []string {
 // TestToolsListPerProfile: tools/list matches the contract (§1) for each
 // way of choosing a profile.
 func TestToolsListPerProfile(t *testing.T) {
-	canonical := []string{"analyze", "cancel", "consult", "debug", "doctor", "implement", "issue", "review", "session"}
+	canonical := []string{"cancel", "consult", "doctor", "issue", "review", "session"} // aliases unlisted (issue 19 item 17)
 	compact := []string{"cancel", "doctor", "run", "session"}
 	tests := []struct {
 		name   string
@@ -117,7 +117,7 @@ func TestHiddenToolsAndAliases(t *testing.T) {
 // (or an unknown action) is invalid params and reaches no backend.
 func TestRunRejectsFieldsOfOtherActions(t *testing.T) {
 	dbl := providertest.NewAnthropic(t, providertest.Options{})
-	cs := connect(t, env(t, dbl.URL()))
+	cs := connectVersion(t, env(t, dbl.URL()), legacy) // -32602 before 2025-11-25 (issue 19 item 3)
 	for _, args := range []map[string]any{
 		{"action": "consult", "proposal": "p", "scope": "staged"},
 		{"action": "analyze", "proposal": "p"},

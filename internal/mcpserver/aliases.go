@@ -14,7 +14,7 @@ import (
 // TurnFields are the execution fields every turn tool accepts.
 type TurnFields struct {
 	Backend         string `json:"backend,omitempty" jsonschema:"auto, claude, codex or agy (gemini is an alias of agy)"`
-	WorkspacePath   string `json:"workspace_path,omitempty" jsonschema:"absolute path of the project directory (required)"`
+	WorkspacePath   string `json:"workspace_path" jsonschema:"absolute path of the project directory"`
 	Model           string `json:"model,omitempty" jsonschema:"model id; omitted = the backend's default (still governed)"`
 	ReasoningEffort string `json:"reasoning_effort,omitempty" jsonschema:"none, minimal, low, medium, high, xhigh or max"`
 	SessionHandle   string `json:"session_handle,omitempty" jsonschema:"continue this coagent8 session"`
@@ -85,18 +85,18 @@ func (s *Server) aliasTools() map[string]toolFactory {
 
 func aliasTool[T any](s *Server, a alias) (*mcp.Tool, mcp.ToolHandler) {
 	in, resolved := schemaFor[T](func(sc *jsonschema.Schema) {
-		sc.Required = []string{a.required}
+		sc.Required = []string{a.required, "workspace_path"}
 		nonEmpty(sc, a.required)
 		turnFieldsSchema(sc)
 	})
-	out, _ := schemaFor[turn.Outcome](nil)
+	out := outputSchemaFor[turn.Outcome]()
 	tool := &mcp.Tool{Name: a.name, Title: a.title, Description: a.description(),
 		InputSchema: in, OutputSchema: out, Icons: []mcp.Icon{icon()},
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true)}}
 	return tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args, err := decode[T](req.Params.Arguments, resolved)
 		if err != nil {
-			return nil, err
+			return s.inputError(req, err)
 		}
 		out, res := s.governedTurn(ctx, req, consultRequest(aliasConsult(any(args), a.taskType)))
 		if res != nil {

@@ -11,8 +11,11 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/redact"
+	"github.com/coagent8/coagent8/internal/turn"
 )
 
 // maxInvalidMessage bounds the detail of an invalid-params error, in bytes.
@@ -44,9 +47,10 @@ func schemaFor[T any](edit func(s *jsonschema.Schema)) (*jsonschema.Schema, reso
 }
 
 // decode validates raw arguments against the schema and decodes them
-// strictly. Any problem is JSON-RPC invalid params (never a tool result),
-// so an unknown field such as "approve" or "sandbox" can never be
-// mistaken for a handled request.
+// strictly. Any problem is a JSON-RPC invalid-params error, which the
+// handler passes to [Server.inputError]; either way the call is refused
+// before anything runs, so an unknown field such as "approve" or
+// "sandbox" can never be mistaken for a handled request.
 func decode[T any](raw json.RawMessage, resolved resolver) (T, error) {
 	var zero, out T
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
@@ -87,6 +91,51 @@ func schemaMessage(err error) string {
 		return "Unknown arguments" + strings.TrimPrefix(msg[i:], "unexpected additional properties")
 	}
 	return msg
+}
+
+// legacyErrors are the negotiated revisions that answer invalid tool
+// arguments with JSON-RPC -32602. From 2025-11-25 on, the spec (server
+// tools, error handling) makes input validation errors tool execution
+// errors, so the calling model sees them and can correct its call.
+var legacyErrors = map[string]bool{"2024-11-05": true, "2025-03-26": true, "2025-06-18": true}
+
+// inputError answers a refused tool call (err from [decode] or
+// [invalid]): under 2025-11-25 and later it is a tool result with
+// isError true, INVALID_INPUT reason "arguments.invalid" and the same
+// message; under older revisions (and without a session) it stays the
+// JSON-RPC error. The SDK negotiates the client's revision when it
+// supports it and 2025-11-25 otherwise, so any revision outside
+// legacyErrors is 2025-11-25 or later (issue 19 item 3).
+func (s *Server) inputError(req *mcp.CallToolRequest, err error) (*mcp.CallToolResult, error) {
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) || req == nil || req.Session == nil {
+		return nil, err
+	}
+	p := req.Session.InitializeParams()
+	if p == nil || legacyErrors[p.ProtocolVersion] {
+		return nil, err
+	}
+	return s.toolError(fault.New(fault.InvalidInput, "arguments.invalid", we.Message)), nil
+}
+
+// outputSchemaFor infers T's output schema and makes it admit the error
+// result every tool may return ({"schemaVersion":1,"error":{...}}, see
+// [Server.toolError]): a strict host such as the MCP Inspector rejects a
+// whole result, error included, that does not meet the advertised schema
+// (issue 19 item 2).
+func outputSchemaFor[T any]() *jsonschema.Schema {
+	s, _ := schemaFor[T](nil)
+	if s.Properties["schemaVersion"] == nil {
+		s.Properties["schemaVersion"] = &jsonschema.Schema{Type: "integer"}
+		s.PropertyOrder = append(s.PropertyOrder, "schemaVersion")
+	}
+	if s.Properties["error"] == nil {
+		e, _ := schemaFor[turn.Error](nil)
+		e.Required = []string{"code", "message", "retryable"}
+		s.Properties["error"] = e
+		s.PropertyOrder = append(s.PropertyOrder, "error")
+	}
+	return s
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -28,14 +28,18 @@ const cancelDescription = `Stop the running turn of a session (from any connecti
 
 func (s *Server) cancelTool() (*mcp.Tool, mcp.ToolHandler) {
 	in, resolved := schemaFor[CancelArgs](cancelSchema)
-	out, _ := schemaFor[session.Cancelled](nil)
+	out := outputSchemaFor[session.Cancelled]()
 	tool := &mcp.Tool{Name: "cancel", Title: "Cancel a running turn", Description: cancelDescription,
 		InputSchema: in, OutputSchema: out, Icons: []mcp.Icon{icon()},
+		// Not read-only (it ends a running turn) but not destructive: it
+		// deletes nothing, the turn is recorded as cancelled and its call
+		// still gets its answer; cancelling again changes nothing more
+		// (idempotent). Decided for issue 19 item 4; docs/contract.md §1.
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}}
 	return tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := decode[CancelArgs](req.Params.Arguments, resolved)
 		if err != nil {
-			return nil, err
+			return s.inputError(req, err)
 		}
 		c, err := s.cancel(ctx, a)
 		if err != nil {

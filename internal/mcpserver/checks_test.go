@@ -39,7 +39,7 @@ func TestReviewArgsCannotCarryCommands(t *testing.T) {
 			t.Errorf("%s: err = %v, want invalid params", extra, err)
 		}
 	}
-	for raw, want := range map[string]*bool{`{"run_checks":false}`: ptr(false), `{"run_checks":true}`: ptr(true), `{}`: nil} {
+	for raw, want := range map[string]*bool{`{"workspace_path":"/w","run_checks":false}`: ptr(false), `{"workspace_path":"/w","run_checks":true}`: ptr(true), `{"workspace_path":"/w"}`: nil} {
 		got, err := decode[ReviewArgs](json.RawMessage(raw), resolved)
 		if err != nil || !cmp.Equal(got.RunChecks, want) {
 			t.Errorf("%s: RunChecks = %v, %v", raw, got.RunChecks, err)

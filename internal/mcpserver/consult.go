@@ -21,7 +21,7 @@ type ConsultArgs struct {
 	FilePaths         []string `json:"file_paths,omitempty" jsonschema:"alias of context_files"`
 	SpecificQuestions string   `json:"specific_questions,omitempty" jsonschema:"questions or focus areas"`
 	Backend           string   `json:"backend,omitempty" jsonschema:"auto, claude, codex or agy (gemini is an alias of agy)"`
-	WorkspacePath     string   `json:"workspace_path,omitempty" jsonschema:"absolute path of the project directory (required)"`
+	WorkspacePath     string   `json:"workspace_path" jsonschema:"absolute path of the project directory"`
 	Model             string   `json:"model,omitempty" jsonschema:"model id; omitted = the backend's default (still governed)"`
 	ReasoningEffort   string   `json:"reasoning_effort,omitempty" jsonschema:"none, minimal, low, medium, high, xhigh or max"`
 	SessionHandle     string   `json:"session_handle,omitempty" jsonschema:"continue this coagent8 session"`
@@ -31,7 +31,7 @@ type ConsultArgs struct {
 }
 
 func consultSchema(s *jsonschema.Schema) {
-	s.Required = []string{"proposal"}
+	s.Required = []string{"proposal", "workspace_path"}
 	nonEmpty(s, "proposal", "session_handle", "workspace_path", "model")
 	enum(s, "task_type", "architecture", "debug", "implementation")
 	enum(s, "backend", "auto", "claude", "codex", "agy", "gemini")
@@ -48,14 +48,14 @@ const consultDescription = `Consult another local coding agent (Claude Code, Cod
 
 func (s *Server) consultTool() (*mcp.Tool, mcp.ToolHandler) {
 	in, resolved := schemaFor[ConsultArgs](consultSchema)
-	out, _ := schemaFor[turn.Outcome](nil)
+	out := outputSchemaFor[turn.Outcome]()
 	tool := &mcp.Tool{Name: "consult", Title: "Consult another coding agent", Description: consultDescription,
 		InputSchema: in, OutputSchema: out, Icons: []mcp.Icon{icon()},
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true)}}
 	return tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args, err := decode[ConsultArgs](req.Params.Arguments, resolved)
 		if err != nil {
-			return nil, err
+			return s.inputError(req, err)
 		}
 		return s.consult(ctx, req, args)
 	}

@@ -20,13 +20,13 @@ const doctorDescription = `Report which backends are installed, their versions, 
 
 func (s *Server) doctorTool() (*mcp.Tool, mcp.ToolHandler) {
 	in, resolved := schemaFor[DoctorArgs](nil)
-	out, _ := schemaFor[doctor.Report](nil)
+	out := outputSchemaFor[doctor.Report]()
 	tool := &mcp.Tool{Name: "doctor", Title: "Diagnose coagent8", Description: doctorDescription,
 		InputSchema: in, OutputSchema: out, Icons: []mcp.Icon{icon()},
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}}
 	return tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if _, err := decode[DoctorArgs](req.Params.Arguments, resolved); err != nil {
-			return nil, err
+			return s.inputError(req, err)
 		}
 		rep := s.Doctor(ctx)
 		text, _ := json.MarshalIndent(rep, "", "  ")

@@ -45,14 +45,14 @@ type IssueResult struct {
 
 func (s *Server) issueTool() (*mcp.Tool, mcp.ToolHandler) {
 	in, resolved := schemaFor[IssueArgs](nil)
-	out, _ := schemaFor[IssueResult](nil)
+	out := outputSchemaFor[IssueResult]()
 	tool := &mcp.Tool{Name: "issue", Title: "Prepare a bug report", Description: issueDescription,
 		InputSchema: in, OutputSchema: out, Icons: []mcp.Icon{icon()},
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}}
 	return tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := decode[IssueArgs](req.Params.Arguments, resolved)
 		if err != nil {
-			return nil, err
+			return s.inputError(req, err)
 		}
 		r := s.record(ctx, s.Issue(ctx, a))
 		text := r.Title + "\n\n" + r.Body + "\nOpen to file it (nothing was sent): " + r.IssueURL

@@ -14,8 +14,11 @@ const (
 	Compact   = "compact"
 )
 
+// The deprecated aliases (analyze, debug, implement) are in no profile:
+// they stay callable, but hosts that search tools by name returned them
+// ahead of review (issue 19 item 17).
 var profiles = map[string][]string{
-	Canonical: {"consult", "review", "doctor", "session", "cancel", "issue", "analyze", "debug", "implement"},
+	Canonical: {"consult", "review", "doctor", "session", "cancel", "issue"},
 	Compact:   {"run", "doctor", "session", "cancel"},
 }
 

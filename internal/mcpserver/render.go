@@ -20,11 +20,28 @@ func (s *Server) render(o turn.Outcome) *mcp.CallToolResult {
 	}
 }
 
+// sessionState names where the session stands after o, agreeing with
+// o.Status: running while the turn runs, ready when it can be continued,
+// else finished.
+func sessionState(o turn.Outcome) string {
+	switch {
+	case o.Status == turn.Running:
+		return "running"
+	case o.ContinuationAvailable:
+		return "ready"
+	}
+	return "finished"
+}
+
 // Text renders an outcome for hosts that show only text content.
 func Text(o turn.Outcome) string {
 	var b strings.Builder
 	if o.Error != nil {
 		fmt.Fprintf(&b, "> Error [%s]: %s (reason: %s)\n", o.Error.Code, o.Error.Message, o.Error.Reason)
+	} else if o.Status == turn.Running {
+		// A host that shows only text must not read an empty answer as
+		// the turn's end (issue 19 item 8).
+		b.WriteString("The turn is running in the background; no answer yet. Poll with session status or result, stop it with cancel.\n")
 	} else {
 		b.WriteString(o.Output)
 		if o.Truncated {
@@ -45,10 +62,7 @@ func Text(o turn.Outcome) string {
 	}
 	fmt.Fprintf(&b, "\n> CoAgent: %s (%s) · %.1fs · %d %s", provider, model, float64(o.Activity.DurationMs)/1000, o.Activity.ToolCount, ops)
 	if o.SessionHandle != nil {
-		state := "finished"
-		if o.ContinuationAvailable {
-			state = "ready"
-		}
+		state := sessionState(o)
 		fmt.Fprintf(&b, "\n> Session: %s (turn %d · %s)", *o.SessionHandle, o.Turn, state)
 	}
 	for _, w := range o.Warnings {

@@ -21,7 +21,7 @@ type ReviewArgs struct {
 	Target          string `json:"target,omitempty" jsonschema:"used as the scope when scope is not given"`
 	Instructions    string `json:"instructions,omitempty" jsonschema:"what to focus on (default: Review correctness, security, edge cases and architecture.)"`
 	Backend         string `json:"backend,omitempty" jsonschema:"auto, claude, codex or agy (gemini is an alias of agy)"`
-	WorkspacePath   string `json:"workspace_path,omitempty" jsonschema:"absolute path of the Git work tree to review (required)"`
+	WorkspacePath   string `json:"workspace_path" jsonschema:"absolute path of the Git work tree to review"`
 	Model           string `json:"model,omitempty" jsonschema:"model id; omitted = the backend's default (still governed)"`
 	ReasoningEffort string `json:"reasoning_effort,omitempty" jsonschema:"none, minimal, low, medium, high, xhigh or max"`
 	SessionHandle   string `json:"session_handle,omitempty" jsonschema:"continue this coagent8 session"`
@@ -31,6 +31,7 @@ type ReviewArgs struct {
 }
 
 func reviewSchema(s *jsonschema.Schema) {
+	s.Required = []string{"workspace_path"}
 	nonEmpty(s, "scope", "target", "session_handle", "workspace_path", "model")
 	enum(s, "backend", "auto", "claude", "codex", "agy", "gemini")
 	enum(s, "reasoning_effort", "none", "minimal", "low", "medium", "high", "xhigh", "max")
@@ -65,14 +66,14 @@ const reviewDescription = `Independent read-only code review of the workspace's 
 
 func (s *Server) reviewTool() (*mcp.Tool, mcp.ToolHandler) {
 	in, resolved := schemaFor[ReviewArgs](reviewSchema)
-	out, _ := schemaFor[ReviewOutcome](nil)
+	out := outputSchemaFor[ReviewOutcome]()
 	tool := &mcp.Tool{Name: "review", Title: "Review Git changes with another coding agent", Description: reviewDescription,
 		InputSchema: in, OutputSchema: out, Icons: []mcp.Icon{icon()},
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true)}}
 	return tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args, err := decode[ReviewArgs](req.Params.Arguments, resolved)
 		if err != nil {
-			return nil, err
+			return s.inputError(req, err)
 		}
 		return s.review(ctx, req, args)
 	}

@@ -62,8 +62,10 @@ func TestListFilter(t *testing.T) {
 	}
 	next := func(context.Context, string, mcp.Request) (mcp.Result, error) { return all, nil }
 	for profile, want := range map[string][]string{
-		"":        {"analyze", "cancel", "consult", "debug", "doctor", "implement", "issue", "review", "session"},
-		Canonical: {"analyze", "cancel", "consult", "debug", "doctor", "implement", "issue", "review", "session"},
+		// The deprecated aliases are callable but advertised by no profile
+		// (issue 19 item 17).
+		"":        {"cancel", "consult", "doctor", "issue", "review", "session"},
+		Canonical: {"cancel", "consult", "doctor", "issue", "review", "session"},
 		Compact:   {"cancel", "doctor", "run", "session"},
 	} {
 		res, err := listFilter(profile)(next)(context.Background(), "tools/list", nil)

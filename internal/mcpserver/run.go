@@ -63,15 +63,15 @@ func (s *Server) runTool(handlers map[string]mcp.ToolHandler) (*mcp.Tool, mcp.To
 	return tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := decode[RunArgs](req.Params.Arguments, resolved)
 		if err != nil {
-			return nil, err
+			return s.inputError(req, err)
 		}
 		h, ok := handlers[a.Action]
 		if !ok {
-			return nil, invalid("unknown action " + a.Action)
+			return s.inputError(req, invalid("unknown action "+a.Action))
 		}
 		inner, err := withoutAction(req)
 		if err != nil {
-			return nil, err
+			return s.inputError(req, err)
 		}
 		return h(ctx, inner)
 	}

@@ -54,11 +54,13 @@ func (s *Server) sessionTool() (*mcp.Tool, mcp.ToolHandler) {
 	in, resolved := schemaFor[SessionArgs](sessionSchema)
 	tool := &mcp.Tool{Name: "session", Title: "coagent8 sessions", Description: sessionDescription,
 		InputSchema: in, Icons: []mcp.Icon{icon()},
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}}
+		// Destructive: close with delete_history deletes the archived
+		// conversation, which cannot be undone (issue 19 item 4).
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)}}
 	return tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := decode[SessionArgs](req.Params.Arguments, resolved)
 		if err != nil {
-			return nil, err
+			return s.inputError(req, err)
 		}
 		v, err := s.sessionAction(ctx, a)
 		if err != nil {
