@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,6 +49,13 @@ type AgentSpec struct {
 	// runs http.Serve(ln, gate). The sandbox closes the listener when the
 	// run ends (Gate's Serve then returns). Required.
 	Gate func(ln net.Listener)
+	// Phantom holds NAME=VALUE entries added to the command's environment
+	// even though NAME is a provider credential name (ANTHROPIC_API_KEY,
+	// OPENAI_API_KEY, …), which [Spec.Env] always removes: the job's
+	// phantom credentials, which only the gate behind the channel
+	// accepts. Never a real credential: everything the CLI is given, its
+	// commands can read. The receipt lists the names, never the values.
+	Phantom []string
 	// Candidate, when set, makes /job/workspace a copy-on-write view of
 	// the user's workspace (the candidate profile, issue 15 scope 1);
 	// Spec.Input must then be empty.
@@ -126,6 +134,9 @@ func (s *Sandbox) admitAgent(spec AgentSpec) (job, error) {
 		return job{}, err
 	}
 	j.gate = &gateChannel{port: port, serve: spec.Gate}
+	if j.env, err = addPhantoms(j.env, spec.Phantom); err != nil {
+		return job{}, err
+	}
 	if spec.Candidate != nil {
 		if spec.Input != "" {
 			return job{}, invalid("sandbox.candidate", "a candidate workspace replaces the input copy; give one or the other")
@@ -171,4 +182,22 @@ func candidateErr(what, p string, err error) error {
 		msg += ": " + fe.Message
 	}
 	return fault.Wrap(fault.InvalidInput, "sandbox.candidate", msg, err)
+}
+
+// addPhantoms adds the phantom entries to env (sorted), replacing an
+// entry of the same name. Loader and shell hooks stay refused.
+func addPhantoms(env, phantoms []string) ([]string, error) {
+	for _, kv := range phantoms {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !envName(k) || v == "" || strings.IndexByte(v, 0) >= 0 || len(kv) > maxArgLen {
+			return nil, invalid("sandbox.env", "phantom entries must be NAME=VALUE with a non-empty value")
+		}
+		if hookNames[strings.ToUpper(k)] || strings.HasPrefix(strings.ToUpper(k), "LD_") {
+			return nil, invalid("sandbox.env", fmt.Sprintf("%s cannot carry a phantom credential", k))
+		}
+		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, k+"=") })
+		env = append(env, kv)
+	}
+	slices.Sort(env)
+	return env, nil
 }

@@ -1,0 +1,117 @@
+//go:build linux && amd64
+
+package delegation
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coagent8/coagent8/internal/providertest"
+)
+
+// TestClaudeCodeCandidateThroughGate: the pinned Claude Code runs inside
+// the candidate profile against the Anthropic double, scripted to read and
+// edit a file and run a shell command, through the gate with a phantom
+// credential. The edit is in the candidate's upper layer, the command
+// really ran, the user's workspace is byte-identical afterwards, the
+// double saw only the real (synthetic) key, and the CLI's environment and
+// argv held only the phantom (issue 15 scope 1, 2, 4; tests "Claude Code
+// inside the candidate profile" and "the gate").
+func TestClaudeCodeCandidateThroughGate(t *testing.T) {
+	rt, err := ResolveRuntime(pinnedCLI(t, "claude"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const model = "claude-sonnet-4-5"
+	file := "/job/workspace/main.txt"
+	cmd := `tr '\0' '\n' < /proc/$PPID/cmdline > argv.txt; env > env.txt; echo ran-$((6*7)) > ran.txt`
+	double := providertest.NewAnthropicTools(t, providertest.Options{Default: providertest.Reply{Text: "CANDIDATE-DONE"}},
+		providertest.ToolUse{Name: "Read", Input: map[string]any{"file_path": file}},
+		providertest.ToolUse{Name: "Edit", Input: map[string]any{"file_path": file, "old_string": "old world", "new_string": "new world"}},
+		providertest.ToolUse{Name: "Bash", Input: map[string]any{"command": cmd, "description": "record"}})
+	g := newGate(t, double.URL())
+	_, phantom := grant(t, g, model)
+
+	ws, dir := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "main.txt"), []byte("hello old world\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "other.txt"), []byte("untouched\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := treeHash(t, ws)
+	var out, errb bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, qualifiedSandbox(t), Job{Runtime: rt, Model: model, Prompt: "Edit main.txt, then record the run.",
+		Workspace: ws, CandidateDir: dir, Phantom: phantom, Gate: g, Stdout: &out, Stderr: &errb})
+	if err != nil {
+		t.Fatalf("run: %v\nstdout %s\nstderr %s", err, out.String(), errb.String())
+	}
+	if !res.Receipt.Exit.Success() || !strings.Contains(out.String(), "CANDIDATE-DONE") {
+		t.Fatalf("exit %+v\nstdout %s\nstderr %s", res.Receipt.Exit, out.String(), errb.String())
+	}
+	upper := filepath.Join(dir, "upper")
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(upper, name))
+		if err != nil {
+			t.Errorf("candidate %s: %v", name, err)
+		}
+		return string(b)
+	}
+	if got := read("main.txt"); got != "hello new world\n" {
+		t.Errorf("candidate main.txt = %q, want the edit", got)
+	}
+	if got := read("ran.txt"); got != "ran-42\n" {
+		t.Errorf("ran.txt = %q: the shell command did not run", got)
+	}
+	if after := treeHash(t, ws); after != before {
+		t.Errorf("the user's workspace changed (tree hash %s -> %s)", before, after)
+	}
+	env, argv := read("env.txt"), read("argv.txt")
+	t.Logf("agent command env:\n%s\nclaude argv:\n%s", strings.ReplaceAll(env, phantom.Reveal(), "<phantom>"), argv)
+	if !strings.Contains(env, "ANTHROPIC_API_KEY="+phantom.Reveal()) {
+		t.Errorf("the CLI's environment lacks the phantom:\n%s", env)
+	}
+	for name, s := range map[string]string{"env": env, "argv": argv, "stdout": out.String(), "stderr": errb.String(),
+		"receipt": string(res.Receipt.JSON())} {
+		if strings.Contains(s, realKey()) {
+			t.Errorf("the real key is in the CLI's %s", name)
+		}
+	}
+	reqs := double.Requests()
+	if len(reqs) < 4 {
+		t.Errorf("the double saw %d requests, want the 3 tool turns and the answer", len(reqs))
+	}
+	for _, r := range reqs {
+		if r.Credential() != realKey() {
+			t.Errorf("%s %s: the double did not get the real key", r.Method, r.Path)
+		}
+		if bytes.Contains(r.Body, []byte(phantom.Reveal())) || strings.Contains(strings.Join(flatten(r.Header), ""), phantom.Reveal()) {
+			t.Errorf("%s %s: the phantom reached the double", r.Method, r.Path)
+		}
+	}
+	kinds := map[string]string{}
+	for _, c := range res.Changes {
+		kinds[c.Path] = c.Kind.String()
+	}
+	for p, k := range map[string]string{"main.txt": "modified", "ran.txt": "added"} {
+		if kinds[p] != k {
+			t.Errorf("change %s = %q, want %q (all: %v)", p, kinds[p], k, kinds)
+		}
+	}
+	t.Logf("receipt: profile %s, exit %s, run %.0f ms; report %+v", res.Receipt.Profile, res.Receipt.Exit.Class, res.Receipt.RunMS, res.Report)
+}
+
+func flatten(h map[string][]string) []string {
+	var out []string
+	for k, v := range h {
+		out = append(out, k+":"+strings.Join(v, ","))
+	}
+	return out
+}

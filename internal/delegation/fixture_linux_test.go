@@ -1,0 +1,153 @@
+//go:build linux && amd64
+
+package delegation
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/egress"
+	egressledger "github.com/coagent8/coagent8/internal/egress/ledger"
+	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/evidence"
+	"github.com/coagent8/coagent8/internal/gate"
+	"github.com/coagent8/coagent8/internal/redact"
+	"github.com/coagent8/coagent8/internal/sandbox"
+	"github.com/coagent8/coagent8/internal/secret"
+	"github.com/coagent8/coagent8/internal/store"
+)
+
+// realKey is a synthetic Anthropic key assembled at run time.
+func realKey() string {
+	return "sk-ant-api03-" + strings.Repeat("Q", 24) + "canary" + strings.Repeat("5", 12)
+}
+
+// newGate starts a gate in front of upstream (a provider double) with
+// the real key behind env:REAL_ANTHROPIC, as `coagent8 gate serve` builds
+// it (egress decider over the state database).
+func newGate(t *testing.T, upstream string) *gate.Gate {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := store.Open(context.Background(), filepath.Join(dir, "state.db"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	key, err := gate.LoadKey(filepath.Join(dir, "gate.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := egress.NewPolicy(egress.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	led, err := egressledger.Open(context.Background(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ekey, err := evidence.LoadKey(filepath.Join(dir, "evidence.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := &event.Memory{}
+	dec, err := egress.New(egress.Options{Policy: pol, Ledger: led, Key: ekey, Events: events, Principal: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := secret.ParseRef("env:REAL_ANTHROPIC")
+	g, err := gate.New(context.Background(), gate.Options{DB: db, Key: key, Egress: dec, Events: events,
+		Secrets:     &secret.Resolver{Env: config.FromList([]string{"REAL_ANTHROPIC=" + realKey()})},
+		Credentials: map[gate.Provider]secret.Ref{gate.Anthropic: ref}, Redactor: redact.NewDiagnostic(""),
+		Upstreams: map[gate.Provider]string{gate.Anthropic: upstream}, UnsafeAllowLoopbackUpstream: true,
+		DrainTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	return g
+}
+
+// grant issues a grant for model and returns it and its phantom.
+func grant(t *testing.T, g *gate.Gate, model string) (gate.Grant, secret.Value) {
+	t.Helper()
+	ref, _ := secret.ParseRef("env:REAL_ANTHROPIC")
+	gr, ph, err := g.Grant(context.Background(), gate.Spec{Provider: gate.Anthropic, Model: model, Job: "job-delegation",
+		TTL: time.Hour, Secret: ref, MaxRequests: 20, MaxTokens: 10_000_000, MaxSpend: gate.USD(100),
+		Price: &gate.Price{InputPerMTok: 3, OutputPerMTok: 15, CacheWritePerMTok: 3.75, CacheReadPerMTok: 0.3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gr, ph
+}
+
+// qualifiedSandbox is a sandbox that qualifies on first use.
+func qualifiedSandbox(t *testing.T) *sandbox.Sandbox {
+	t.Helper()
+	sb, err := sandbox.New(sandbox.Config{StateDir: t.TempDir(), AutoQualify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sb
+}
+
+// pinnedCLI returns <module root>/.tools/node_modules/.bin/name, failing
+// (never skipping) when it is missing.
+func pinnedCLI(t *testing.T, name string) string {
+	t.Helper()
+	dir, _ := os.Getwd()
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		if filepath.Dir(dir) == dir {
+			t.Fatal("module root not found")
+		}
+		dir = filepath.Dir(dir)
+	}
+	p := filepath.Join(dir, ".tools", "node_modules", ".bin", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("pinned %s missing at %s; install it with scripts/install.sh", name, p)
+	}
+	return p
+}
+
+// treeHash digests every path, type, mode, owner, mtime, symlink target
+// and file content under dir.
+func treeHash(t *testing.T, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		st := fi.Sys().(*syscall.Stat_t)
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(h, "%q %v %d:%d %d\n", rel, fi.Mode(), st.Uid, st.Gid, st.Mtim.Nano())
+		if fi.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "%x\n", sha256.Sum256(b))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
