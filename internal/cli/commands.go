@@ -9,6 +9,7 @@ func subcommands(a *app) []*cobra.Command {
 		newConsultCmd(a),
 		newDoctorCmd(a),
 		newGateCmd(a),
+		newGovernanceCmd(a),
 		newPricesCmd(a),
 		newRedactCmd(a),
 		newSandboxCmd(a),

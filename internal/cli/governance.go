@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/consent"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/governor"
@@ -22,7 +21,7 @@ import (
 // st.gov.
 func (a *app) governance(st *stack) error {
 	path := a.env.ConfigPath()
-	cfg, err := config.LoadFile(path)
+	cfg, err := a.env.Load()
 	if err != nil {
 		st.log.Warn("configuration problem", "path", path, "error", err.Error())
 	}
@@ -75,7 +74,7 @@ func (l *lazyCatalog) Status() price.Status { l.load(); return l.st }
 // and the task sandbox's readiness.
 func (a *app) doctorSections() func() map[string]any {
 	return func() map[string]any {
-		cfg, loadErr := config.LoadFile(a.env.ConfigPath())
+		cfg, loadErr := a.env.Load()
 		gov := map[string]any{"configPath": a.env.ConfigPath(), "prices": a.prices.Status()}
 		if err := cfg.GovernanceErr(); err != nil {
 			gov["error"] = err.Error()

@@ -66,7 +66,7 @@ func newPricesShowCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, st := price.Load(price.CachePath(a.env.StateDir()))
 			writePriceStatus(a.io.Out, st)
-			writeLimits(a.io.Out, a.env.ConfigPath())
+			writeLimits(a.io.Out, a.env)
 			for _, p := range c.IDs() {
 				fmt.Fprintf(a.io.Out, "  %-48s %10s USD/M output\n", p.ID, p.PerMillion.FloatString(2))
 			}
@@ -86,8 +86,8 @@ func writePriceStatus(w io.Writer, st price.Status) {
 	}
 }
 
-func writeLimits(w io.Writer, configPath string) {
-	f, _ := config.LoadFile(configPath)
+func writeLimits(w io.Writer, env config.Env) {
+	f, _ := env.Load()
 	if err := f.GovernanceErr(); err != nil {
 		fmt.Fprintf(w, "Governance: INVALID, turns are refused: %s\n", fault.From(err).Message)
 		return

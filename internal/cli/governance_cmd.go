@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/price"
+)
+
+// ruleMeaning says what each list does, for help and confirmations.
+var ruleMeaning = map[string]string{
+	"allow": "runs without asking",
+	"ask":   "is asked about on every turn, whatever it costs",
+	"deny":  "never runs (POLICY_DENIED)",
+}
+
+// newGovernanceCmd is `coagent8 governance allow|ask|deny MODEL` and
+// `coagent8 governance show` (issue 19 item 9): the user's own model rules
+// in config.json, edited from a terminal. There is no MCP tool for this on
+// purpose: only the user changes governance, never a calling agent (R-034).
+func newGovernanceCmd(a *app) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "governance",
+		Short: "Show or edit your model rules (allow, ask, deny) in the coagent8 configuration",
+		Long: `Show or edit governance.models in the coagent8 configuration
+($COAGENT8_CONFIG, else ~/.coagent8/config.json).
+
+A model on deny never runs; on ask it is asked about on every turn; on
+allow it runs without asking. deny beats ask beats allow, and a rule for
+an id covers its effort variants. A model on no list runs without asking
+only when its price is known exactly and below the limits (see
+"coagent8 prices show"); otherwise it is asked about, and a terminal,
+which cannot ask, refuses it until you allow it here.
+
+Each edit puts the model on exactly one list (taking it off the other
+two), keeps every other setting of the file, and replaces the file
+atomically with the same permissions. A calling agent has no tool for
+this: only you change these rules.`,
+		Args: cobra.NoArgs,
+	}
+	for _, list := range config.RuleLists {
+		c.AddCommand(newGovernanceRuleCmd(a, list))
+	}
+	c.AddCommand(newGovernanceShowCmd(a))
+	return c
+}
+
+func newGovernanceRuleCmd(a *app, list string) *cobra.Command {
+	return &cobra.Command{
+		Use:   list + " MODEL",
+		Short: "Put MODEL on governance.models." + list + ": it " + ruleMeaning[list],
+		Long: "Put MODEL (the concrete id the backend runs, as coagent8's refusal or\n" +
+			"doctor names it, e.g. claude-sonnet-5-5 or gpt-6.1-sol) on\n" +
+			"governance.models." + list + " and off the other lists: it " + ruleMeaning[list] + ".",
+		Example: "  coagent8 governance " + list + " claude-sonnet-5-5",
+		Args:    wantArgs("MODEL"),
+		RunE: func(_ *cobra.Command, args []string) error {
+			return a.governanceRule(list, args[0])
+		},
+	}
+}
+
+// governanceRule applies `governance LIST MODEL`.
+func (a *app) governanceRule(list, model string) error {
+	path := a.env.ConfigPath()
+	changed, err := config.SetModelRule(path, list, model)
+	var fe *fault.Error
+	if errors.As(err, &fe) && fe.Code == fault.InvalidInput {
+		return usageError{errors.New(fe.Message)}
+	}
+	if err != nil {
+		return fault.Wrap(fault.ProcessError, "governance.write_failed",
+			"could not edit "+path+": "+err.Error()+"; the file was not changed", err)
+	}
+	verb := "now"
+	if !changed {
+		verb = "already"
+	}
+	fmt.Fprintf(a.io.Out, "%s: governance.models.%s %s lists %s: it %s.\n", path, list, verb, model, ruleMeaning[list])
+	if f, _ := a.env.Load(); f.GovernanceErr() != nil {
+		fmt.Fprintf(a.io.Out, "Warning: turns are still refused: %s\n", fault.From(f.GovernanceErr()).Message)
+	}
+	return nil
+}
+
+func newGovernanceShowCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show",
+		Short: "Show the configuration file, your model rules, the price limits and the price source",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			a.governanceShow(a.io.Out)
+			return nil
+		},
+	}
+}
+
+func (a *app) governanceShow(w io.Writer) {
+	path := a.env.ConfigPath()
+	state := "exists"
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		state = "does not exist; the defaults apply"
+		if a.env.ConfigExplicit() {
+			state = "does not exist (named by COAGENT8_CONFIG)"
+		}
+	}
+	fmt.Fprintf(w, "Configuration: %s (%s)\n", path, state)
+	f, _ := a.env.Load()
+	if err := f.GovernanceErr(); err != nil {
+		fmt.Fprintf(w, "Governance: INVALID, every turn is refused: %s\n", fault.From(err).Message)
+	} else {
+		allow, ask, deny := f.Governance.Lists()
+		for _, l := range []struct {
+			name string
+			ids  []string
+		}{{"deny", deny}, {"ask", ask}, {"allow", allow}} {
+			fmt.Fprintf(w, "  %-5s %s\n", l.name, listText(l.ids))
+		}
+		fmt.Fprintf(w, "Limits: askAbovePrice %s USD per million output tokens, priceMultiplier %s x the backend default's price\n",
+			f.Governance.AskAbovePrice().FloatString(2), f.Governance.PriceMultiplier().FloatString(2))
+	}
+	_, st := price.Load(price.CachePath(a.env.StateDir()))
+	writePriceStatus(w, st)
+	fmt.Fprintln(w, "Edit: coagent8 governance allow|ask|deny MODEL")
+}
+
+func listText(ids []string) string {
+	if len(ids) == 0 {
+		return "(none)"
+	}
+	return strings.Join(ids, ", ")
+}

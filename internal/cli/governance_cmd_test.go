@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/coagent8/coagent8/internal/clitest"
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/providertest"
+)
+
+// TestGovernanceRules (issue 19 item 9): each command leaves the model on
+// exactly one list, keeps the rest of the file (unknown keys, order) and
+// its mode, and says what it did.
+func TestGovernanceRules(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.json")
+	before := `{"zeta":{"x":[1,2.50]},"schemaVersion":1,"governance":{"askAbovePrice":12.5}}`
+	if err := os.WriteFile(path, []byte(before), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	env := config.FromList([]string{"HOME=" + dir, "COAGENT8_DIR=" + dir, "COAGENT8_CONFIG=" + path})
+	steps := []struct {
+		args             []string
+		out              string
+		allow, ask, deny []string
+	}{
+		{[]string{"allow", "claude-sonnet-5-5"}, path + ": governance.models.allow now lists claude-sonnet-5-5: it runs without asking.\n",
+			[]string{"claude-sonnet-5-5"}, nil, nil},
+		{[]string{"allow", "claude-sonnet-5-5"}, path + ": governance.models.allow already lists claude-sonnet-5-5: it runs without asking.\n",
+			[]string{"claude-sonnet-5-5"}, nil, nil},
+		{[]string{"ask", "claude-sonnet-5-5"}, path + ": governance.models.ask now lists claude-sonnet-5-5: it is asked about on every turn, whatever it costs.\n",
+			[]string{}, []string{"claude-sonnet-5-5"}, nil},
+		{[]string{"deny", "gpt-6-astra"}, path + ": governance.models.deny now lists gpt-6-astra: it never runs (POLICY_DENIED).\n",
+			[]string{}, []string{"claude-sonnet-5-5"}, []string{"gpt-6-astra"}},
+	}
+	for _, s := range steps {
+		code, out, errs := runCLI(t, env, "", append([]string{"governance"}, s.args...)...)
+		f, err := config.LoadFile(path)
+		if err != nil {
+			t.Fatalf("%v: the edited file does not load: %v", s.args, err)
+		}
+		allow, ask, deny := f.Governance.Lists()
+		got := []any{code, out, errs, orNil(allow), orNil(ask), orNil(deny)}
+		want := []any{ExitOK, s.out, "", orNil(s.allow), orNil(s.ask), orNil(s.deny)}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("governance %v (-want +got):\n%s", s.args, d)
+		}
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.Contains(string(b), `"zeta"`) || !strings.Contains(string(b), "2.50") || !strings.Contains(string(b), "12.5") ||
+		strings.Index(string(b), `"zeta"`) > strings.Index(string(b), `"governance"`) {
+		t.Errorf("the rest of the file was not kept:\n%s", b)
+	}
+	if fi, _ := os.Stat(path); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want 0640", fi.Mode().Perm())
+	}
+	code, out, _ := runCLI(t, env, "", "governance", "show")
+	for _, want := range []string{"Configuration: " + path + " (exists)", "deny  gpt-6-astra", "ask   claude-sonnet-5-5",
+		"allow (none)", "askAbovePrice 12.50", "Price source: embedded", "Edit: coagent8 governance allow|ask|deny MODEL"} {
+		if code != ExitOK || !strings.Contains(out, want) {
+			t.Errorf("show (exit %d) lacks %q:\n%s", code, want, out)
+		}
+	}
+}
+
+func orNil(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// TestGovernanceUsage: bad arguments are usage errors that name the
+// problem, and nothing is written.
+func TestGovernanceUsage(t *testing.T) {
+	tests := []struct {
+		args       []string
+		want, hint string
+	}{
+		{[]string{"governance", "allow"}, "missing MODEL", "coagent8 governance allow"},
+		{[]string{"governance", "deny", "a", "b"}, "too many arguments: want MODEL, got 2", "coagent8 governance deny"},
+		{[]string{"governance", "ask", "bad;id"}, `model id "bad;id" is not valid`, "coagent8 governance ask"},
+		{[]string{"governance", "permit", "m"}, `unknown command "permit" for "coagent8 governance"`, "coagent8 governance"},
+		{[]string{"governance", "show", "x"}, `unknown command "x" for "coagent8 governance show"`, "coagent8 governance show"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			env := testEnv(t)
+			code, out, errs := runCLI(t, env, "", tt.args...)
+			want := "coagent8: " + tt.want
+			if code != ExitUsage || out != "" || !strings.HasPrefix(errs, want) || !strings.Contains(errs, "Run '"+tt.hint+" --help'") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out, errs, want)
+			}
+			if _, err := os.Stat(env.ConfigPath()); err == nil {
+				t.Error("a refused command wrote the configuration")
+			}
+		})
+	}
+}
+
+// TestGovernanceShowExplicitMissing (item 13): show says a named file is
+// missing and that turns are refused.
+func TestGovernanceShowExplicitMissing(t *testing.T) {
+	dir := t.TempDir()
+	env := config.FromList([]string{"HOME=" + dir, "COAGENT8_DIR=" + dir, "COAGENT8_CONFIG=" + filepath.Join(dir, "typo.json")})
+	code, out, _ := runCLI(t, env, "", "governance", "show")
+	if code != ExitOK || !strings.Contains(out, "(does not exist (named by COAGENT8_CONFIG))") ||
+		!strings.Contains(out, "Governance: INVALID, every turn is refused: turns are refused: COAGENT8_CONFIG names ~/typo.json") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// TestFreshInstallTerminalConsult (item 9) with the pinned Claude Code
+// against a local provider double: a fresh install's terminal consult is
+// refused with the exact command to run; after `governance allow` it runs.
+func TestFreshInstallTerminalConsult(t *testing.T) {
+	dbl := providertest.NewAnthropic(t, providertest.Options{Default: providertest.Reply{Text: "fresh answer"}})
+	home := t.TempDir()
+	env := config.FromList([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "COAGENT8_DIR=" + filepath.Join(home, ".coagent8"),
+		"CLAUDE_PATH=" + clitest.Path(t, "claude"), "ANTHROPIC_BASE_URL=" + dbl.URL(),
+		"ANTHROPIC_API_KEY=synthetic-" + t.Name(), "COAGENT8_API_KEY_BILLING=claude"})
+	ws := t.TempDir()
+	code, out, errs := runCLI(t, env, "", "consult", "--backend", "claude", "--workspace", ws, "Is this safe?")
+	if code == ExitOK || !strings.Contains(errs, "POLICY_DENIED") ||
+		!strings.Contains(errs, "run `coagent8 governance allow claude-sonnet-5-5` in a terminal") {
+		t.Fatalf("fresh consult: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, _, errs := runCLI(t, env, "", "governance", "allow", "claude-sonnet-5-5"); code != ExitOK {
+		t.Fatalf("governance allow: exit %d, %s", code, errs)
+	}
+	code, out, errs = runCLI(t, env, "", "consult", "--backend", "claude", "--workspace", ws, "Is this safe?")
+	if code != ExitOK || !strings.Contains(out, "fresh answer") {
+		t.Errorf("consult after allow: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
