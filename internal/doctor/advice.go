@@ -49,6 +49,10 @@ func backendAdvice(b Backend) string {
 		return fmt.Sprintf("%s is installed but cannot be used: %s", n.product, b.Error.Message)
 	case !b.Supported:
 		return fmt.Sprintf("%s is installed but cannot be used; see its section.", n.product)
+	case b.AuthStatus == "unauthenticated" && b.APIKeyNote != "":
+		// An API-key user is not "not logged in" in their own eyes: say
+		// the key is withheld and how to pass it (issue 19 item 10).
+		return fmt.Sprintf("%s is installed but not logged in: %s (%s), then run doctor again.", n.product, b.APIKeyNote, n.login)
 	case b.AuthStatus == "unauthenticated":
 		return fmt.Sprintf("%s is installed but not logged in: log in to %s (%s), then run doctor again.", n.product, n.product, n.login)
 	case b.VerifyError != nil:

@@ -43,6 +43,12 @@ type Backend struct {
 	Verification     string              `json:"verification,omitempty"`
 	ResolvedModel    string              `json:"resolvedModel,omitempty"`
 	VerifyError      *adapter.ProbeError `json:"verifyError,omitempty"`
+	// APIKeyWithheld names provider key variables that are set but not
+	// passed to this backend's CLI because API-key billing is off for it
+	// (COAGENT8_API_KEY_BILLING); APIKeyNote says so in words. Names only,
+	// never values (issue 19 item 10).
+	APIKeyWithheld []string `json:"apiKeyWithheld,omitempty"`
+	APIKeyNote     string   `json:"apiKeyNote,omitempty"`
 }
 
 // Options configure a doctor run.
@@ -67,6 +73,8 @@ func Run(ctx context.Context, o Options) Report {
 		go func() {
 			defer wg.Done()
 			r.Backends[i] = probe(ctx, b)
+			r.Backends[i].APIKeyWithheld = o.Env.StrippedKeys(b.Name())
+			r.Backends[i].APIKeyNote = o.Env.StrippedKeysHint(b.Name())
 		}()
 	}
 	wg.Wait()

@@ -108,3 +108,35 @@ func TestEmptyListsAndSearched(t *testing.T) {
 		t.Errorf("message %q, want %q", got, want)
 	}
 }
+
+// TestWithheldAPIKey (issue 19 item 10): a provider key that is set but
+// withheld because API-key billing is off is named, with the variable
+// that passes it, in the backend's section and in the advice; never its
+// value.
+func TestWithheldAPIKey(t *testing.T) {
+	key := "synthetic-" + t.Name()
+	tests := []struct {
+		name     string
+		env      []string
+		withheld []string
+		advice   []string
+	}{
+		{"withheld", []string{"ANTHROPIC_API_KEY=" + key}, []string{"ANTHROPIC_API_KEY"},
+			[]string{"Claude Code is installed but not logged in: ANTHROPIC_API_KEY is set but not passed to the claude CLI because API-key billing is off: set COAGENT8_API_KEY_BILLING=claude to bill that key, or log the CLI in to its own account (run claude and use /login), then run doctor again."}},
+		{"billing on", []string{"ANTHROPIC_API_KEY=" + key, "COAGENT8_API_KEY_BILLING=claude"}, nil,
+			[]string{"Claude Code is installed but not logged in: log in to Claude Code (run claude and use /login), then run doctor again."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := config.FromList(append([]string{"HOME=" + t.TempDir(), "COAGENT8_DIR=" + t.TempDir()}, tt.env...))
+			r := Run(context.Background(), Options{Env: env, Backends: []adapter.Backend{installed("claude", "unauthenticated", true, true)}})
+			got := []any{r.Backends[0].APIKeyWithheld, r.Recommendations}
+			if d := cmp.Diff([]any{tt.withheld, tt.advice}, got); d != "" {
+				t.Errorf("doctor (-want +got):\n%s", d)
+			}
+			if b, _ := json.Marshal(r); strings.Contains(string(b), key) {
+				t.Errorf("the key's value is in the report: %s", b)
+			}
+		})
+	}
+}
