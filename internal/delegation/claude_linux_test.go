@@ -4,12 +4,10 @@ package delegation
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/coagent8/coagent8/internal/providertest"
 )
@@ -46,9 +44,12 @@ func TestClaudeCodeCandidateThroughGate(t *testing.T) {
 	}
 	before := treeHash(t, ws)
 	var out, errb bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	res, err := Run(ctx, qualifiedSandbox(t), Job{Runtime: rt, Model: model, Prompt: "Edit main.txt, then record the run.",
+	r := newRunner(t)
+	q := qualify(t, r, rt)
+	if q.Digest != rt.Digest || q.Version != ClaudeVersion+" (Claude Code)" || q.PolicyDigest == "" {
+		t.Errorf("qualification %+v", q)
+	}
+	res, err := r.Run(testCtx(t), Job{Runtime: rt, Model: model, Prompt: "Edit main.txt, then record the run.",
 		Workspace: ws, CandidateDir: dir, Phantom: phantom, Gate: g, Stdout: &out, Stderr: &errb})
 	if err != nil {
 		t.Fatalf("run: %v\nstdout %s\nstderr %s", err, out.String(), errb.String())

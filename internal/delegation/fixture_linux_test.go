@@ -90,14 +90,35 @@ func grant(t *testing.T, g *gate.Gate, model string) (gate.Grant, secret.Value) 
 	return gr, ph
 }
 
-// qualifiedSandbox is a sandbox that qualifies on first use.
-func qualifiedSandbox(t *testing.T) *sandbox.Sandbox {
+// newRunner is a runner over a sandbox that qualifies on first use.
+func newRunner(t *testing.T) *Runner {
 	t.Helper()
-	sb, err := sandbox.New(sandbox.Config{StateDir: t.TempDir(), AutoQualify: true})
+	state := t.TempDir()
+	sb, err := sandbox.New(sandbox.Config{StateDir: state, AutoQualify: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sb
+	r, err := NewRunner(sb, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// qualify qualifies rt on r, failing the test unless it passes.
+func qualify(t *testing.T, r *Runner, rt Runtime) Qualification {
+	t.Helper()
+	q, err := r.Qualify(testCtx(t), rt)
+	if err != nil || !q.Passed {
+		t.Fatalf("qualify %s: %+v, %v", rt.Executable, q, err)
+	}
+	return q
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // pinnedCLI returns <module root>/.tools/node_modules/.bin/name, failing

@@ -52,18 +52,21 @@ type Result struct {
 	Changes []candidate.Change
 }
 
-// Run runs j in sb's candidate profile with the gate as its only network
+// Run runs j in the runner's candidate profile with the gate as its only network
 // and returns the receipt, the verified startup report and the changes.
 // Errors: the sandbox's refusals (fault.SandboxUnavailable,
 // fault.InvalidInput); fault.SandboxUnavailable reason
 // "delegation.report" when the CLI's startup report differs from the
 // profile or is missing (the run is ended as soon as the report is seen);
-// candidate's errors reading the changes.
-func Run(ctx context.Context, sb *sandbox.Sandbox, j Job) (Result, error) {
+// candidate's errors reading the changes. A runtime without a passing
+// qualification whose digest is the executable's current one refuses
+// before anything starts: fault.SandboxUnavailable reason
+// "delegation.runtime_unqualified" or "delegation.runtime_digest".
+func (r *Runner) Run(ctx context.Context, j Job) (Result, error) {
 	if j.Phantom.IsZero() || j.Gate == nil || j.Model == "" {
 		return Result{}, fault.New(fault.InvalidInput, "delegation.job", "a delegated job needs a model, a phantom credential and a gate")
 	}
-	if err := checkRuntime(j.Runtime); err != nil {
+	if _, err := r.requireQualified(j.Runtime); err != nil {
 		return Result{}, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -75,7 +78,7 @@ func Run(ctx context.Context, sb *sandbox.Sandbox, j Job) (Result, error) {
 		srv := &http.Server{Handler: j.Gate, ReadHeaderTimeout: 10 * time.Second}
 		_ = srv.Serve(ln)
 	}
-	rec, err := sb.RunAgent(ctx, spec)
+	rec, err := r.sb.RunAgent(ctx, spec)
 	if err != nil {
 		return Result{Receipt: rec}, err
 	}
@@ -85,17 +88,6 @@ func Run(ctx context.Context, sb *sandbox.Sandbox, j Job) (Result, error) {
 	}
 	ch, err := candidate.Changes(j.Workspace, j.CandidateDir+"/upper")
 	return Result{Receipt: rec, Report: rep, Changes: ch}, err
-}
-
-// checkRuntime refuses an executable whose content no longer has the
-// digest the runtime was resolved with (fault.SandboxUnavailable).
-func checkRuntime(r Runtime) error {
-	d, err := fileDigest(r.Executable)
-	if err != nil || d != r.Digest {
-		return fault.Wrap(fault.SandboxUnavailable, "delegation.runtime_digest",
-			"the delegated CLI's executable changed since it was qualified", err)
-	}
-	return nil
 }
 
 func exists(p string) bool {
