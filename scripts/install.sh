@@ -14,6 +14,9 @@ cd "$(dirname "$0")/.."
 
 CLAUDE_VERSION=2.1.328
 CODEX_VERSION=0.169.0
+# The official MCP Inspector; its --cli validates every tool result against
+# the tool's outputSchema in internal/e2e (issue 19).
+INSPECTOR_VERSION=2.12.0
 DEBIAN_PACKAGES=(git bubblewrap socat ripgrep nginx iproute2 chromium)
 
 log() { printf 'install: %s\n' "$*" >&2; }
@@ -34,17 +37,20 @@ install_debian() {
 }
 
 install_clis() {
-	local want_claude want_codex
+	local want_claude want_codex want_inspector
 	want_claude=".tools/node_modules/@anthropic-ai/claude-code/package.json"
 	want_codex=".tools/node_modules/@openai/codex/package.json"
+	want_inspector=".tools/node_modules/@modelcontextprotocol/inspector/package.json"
 	if grep -q "\"version\": \"$CLAUDE_VERSION\"" "$want_claude" 2>/dev/null &&
-		grep -q "\"version\": \"$CODEX_VERSION\"" "$want_codex" 2>/dev/null; then
+		grep -q "\"version\": \"$CODEX_VERSION\"" "$want_codex" 2>/dev/null &&
+		grep -q "\"version\": \"$INSPECTOR_VERSION\"" "$want_inspector" 2>/dev/null; then
 		return 0
 	fi
-	log "npm install @anthropic-ai/claude-code@$CLAUDE_VERSION @openai/codex@$CODEX_VERSION into .tools/"
+	log "npm install @anthropic-ai/claude-code@$CLAUDE_VERSION @openai/codex@$CODEX_VERSION @modelcontextprotocol/inspector@$INSPECTOR_VERSION into .tools/"
 	mkdir -p .tools
 	npm install --prefix .tools --no-audit --no-fund --loglevel=error \
-		"@anthropic-ai/claude-code@$CLAUDE_VERSION" "@openai/codex@$CODEX_VERSION" >&2
+		"@anthropic-ai/claude-code@$CLAUDE_VERSION" "@openai/codex@$CODEX_VERSION" \
+		"@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >&2
 	.tools/node_modules/.bin/claude --version >&2
 	.tools/node_modules/.bin/codex --version >&2
 }

@@ -102,6 +102,8 @@ func resultCases(ws string) []resultCase {
 		{"cancel", map[string]any{"session_handle": "c8_nope"}, "INVALID_INPUT", true},
 		{"issue", map[string]any{"error_message": "it broke", "include_doctor": false}, "", false},
 		{"issue", map[string]any{"title": "x"}, "INVALID_INPUT", true},
+		{"run", map[string]any{"action": "issue", "include_doctor": false}, "", false},
+		{"run", map[string]any{"action": "consult", "proposal": "p"}, "INVALID_INPUT", true},
 		{"run", map[string]any{"action": "delete"}, "INVALID_INPUT", true},
 	}
 }
