@@ -1,6 +1,8 @@
 // Package mcpserver exposes coagent8's tools on the official MCP Go SDK.
-// It translates only: arguments are decoded strictly (unknown fields are
-// JSON-RPC invalid params, R-001/R-003), every model turn goes through the
+// It translates only: arguments are decoded strictly (unknown or invalid
+// fields refuse the call, R-001/R-003: a tool result with isError under
+// MCP 2025-11-25 and later, JSON-RPC invalid params before; see
+// [Server.inputError]), every model turn goes through the
 // governed path of package governor with consent asked by MCP elicitation
 // (package consent), and results are returned as structuredContent plus a
 // short text rendering. No argument can add CLI flags or relax a profile
