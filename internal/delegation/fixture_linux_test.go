@@ -28,14 +28,23 @@ import (
 )
 
 // realKey is a synthetic Anthropic key assembled at run time.
-func realKey() string {
+func realKey() string { return realKeyFor(gate.Anthropic) }
+
+// realKeyFor is provider p's synthetic real key.
+func realKeyFor(p gate.Provider) string {
+	if p == gate.OpenAI {
+		return "sk-proj-" + strings.Repeat("W", 24) + "canary" + strings.Repeat("3", 12)
+	}
 	return "sk-ant-api03-" + strings.Repeat("Q", 24) + "canary" + strings.Repeat("5", 12)
 }
 
-// newGate starts a gate in front of upstream (a provider double) with
-// the real key behind env:REAL_ANTHROPIC, as `coagent8 gate serve` builds
+// newGate starts a gate in front of an Anthropic double.
+func newGate(t *testing.T, upstream string) *gate.Gate { return newGateFor(t, gate.Anthropic, upstream) }
+
+// newGateFor starts a gate in front of upstream (provider p's double)
+// with the real key behind env:REAL_KEY, as `coagent8 gate serve` builds
 // it (egress decider over the state database).
-func newGate(t *testing.T, upstream string) *gate.Gate {
+func newGateFor(t *testing.T, p gate.Provider, upstream string) *gate.Gate {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := store.Open(context.Background(), filepath.Join(dir, "state.db"), 0)
@@ -64,11 +73,11 @@ func newGate(t *testing.T, upstream string) *gate.Gate {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, _ := secret.ParseRef("env:REAL_ANTHROPIC")
+	ref, _ := secret.ParseRef("env:REAL_KEY")
 	g, err := gate.New(context.Background(), gate.Options{DB: db, Key: key, Egress: dec, Events: events,
-		Secrets:     &secret.Resolver{Env: config.FromList([]string{"REAL_ANTHROPIC=" + realKey()})},
-		Credentials: map[gate.Provider]secret.Ref{gate.Anthropic: ref}, Redactor: redact.NewDiagnostic(""),
-		Upstreams: map[gate.Provider]string{gate.Anthropic: upstream}, UnsafeAllowLoopbackUpstream: true,
+		Secrets:     &secret.Resolver{Env: config.FromList([]string{"REAL_KEY=" + realKeyFor(p)})},
+		Credentials: map[gate.Provider]secret.Ref{p: ref}, Redactor: redact.NewDiagnostic(""),
+		Upstreams: map[gate.Provider]string{p: upstream}, UnsafeAllowLoopbackUpstream: true,
 		DrainTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -77,11 +86,17 @@ func newGate(t *testing.T, upstream string) *gate.Gate {
 	return g
 }
 
-// grant issues a grant for model and returns it and its phantom.
+// grant issues an Anthropic grant for model.
 func grant(t *testing.T, g *gate.Gate, model string) (gate.Grant, secret.Value) {
+	return grantFor(t, g, gate.Anthropic, model)
+}
+
+// grantFor issues a grant for provider p and model and returns it and
+// its phantom.
+func grantFor(t *testing.T, g *gate.Gate, p gate.Provider, model string) (gate.Grant, secret.Value) {
 	t.Helper()
-	ref, _ := secret.ParseRef("env:REAL_ANTHROPIC")
-	gr, ph, err := g.Grant(context.Background(), gate.Spec{Provider: gate.Anthropic, Model: model, Job: "job-delegation",
+	ref, _ := secret.ParseRef("env:REAL_KEY")
+	gr, ph, err := g.Grant(context.Background(), gate.Spec{Provider: p, Model: model, Job: "job-delegation",
 		TTL: time.Hour, Secret: ref, MaxRequests: 20, MaxTokens: 10_000_000, MaxSpend: gate.USD(100),
 		Price: &gate.Price{InputPerMTok: 3, OutputPerMTok: 15, CacheWritePerMTok: 3.75, CacheReadPerMTok: 0.3}})
 	if err != nil {
