@@ -39,7 +39,9 @@ func realKeyFor(p gate.Provider) string {
 }
 
 // newGate starts a gate in front of an Anthropic double.
-func newGate(t *testing.T, upstream string) *gate.Gate { return newGateFor(t, gate.Anthropic, upstream) }
+func newGate(t *testing.T, upstream string) *gate.Gate {
+	return newGateFor(t, gate.Anthropic, upstream)
+}
 
 // newGateFor starts a gate in front of upstream (provider p's double)
 // with the real key behind env:REAL_KEY, as `coagent8 gate serve` builds
