@@ -20,7 +20,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/coagent8/coagent8/internal/adapter/jsonl"
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/redact"
 )
 
 // Turn is one read-only request to a backend. The caller has validated the
@@ -76,8 +78,13 @@ type Usage struct {
 // verified and the CLI reported a terminal success.
 type Result struct {
 	// Text is the assistant's final answer (thinking and tool I/O dropped),
-	// not yet redacted or bounded.
+	// not yet redacted or bounded: at most [MaxAnswerBytes].
 	Text string
+	// Truncated reports that Text is only the leading part of a longer
+	// answer (cut to [MaxAnswerBytes] as it was read). Its end may cut a
+	// credential in two, so the caller redacts it as a prefix, never as a
+	// whole text (R-053, issue 19 item 6).
+	Truncated bool
 	// SessionID is the backend-native id to continue this conversation.
 	SessionID string
 	// Model is the model the backend reported running.
@@ -130,12 +137,30 @@ type Backend interface {
 
 // Limits from contract.md §7.
 const (
-	MaxPromptBytes     = 4 << 20
-	MaxRecordBytes     = 512 << 10
+	MaxPromptBytes = 4 << 20
+	// MaxRecordBytes is the longest stdout record read verbatim; a longer
+	// one is reduced as it streams ([RecordLimits]), never held whole.
+	MaxRecordBytes = 512 << 10
+	// MaxAnswerBytes is how much answer text a backend keeps: the public
+	// bound (1 MiB) plus twice [redact.MaxHold], so that redacting the kept
+	// prefix is final well past the bound (what could still become a
+	// secret is at most MaxHold bytes long).
+	MaxAnswerBytes = 1<<20 + 2*redact.MaxHold
+	// MaxReducedBytes bounds one reduced record: room for an answer string
+	// even if every character were a six-byte escape, and its siblings.
+	MaxReducedBytes    = 8 << 20
 	MaxStderrBytes     = 512 << 10
 	DefaultDeadline    = 900 * time.Second
 	DefaultIdleTimeout = 300 * time.Second
 )
+
+// RecordLimits are the limits every backend reads its CLI's stdout with:
+// records up to [MaxRecordBytes] verbatim, longer ones reduced with string
+// values clipped to [MaxAnswerBytes] (issue 19 item 6). A backend refuses
+// a reduced record it must verify (a startup report, a thread policy).
+func RecordLimits() jsonl.Limits {
+	return jsonl.Limits{Record: MaxRecordBytes, String: MaxAnswerBytes, Budget: MaxReducedBytes, Depth: 64}
+}
 
 // ValidModel returns an INVALID_INPUT error unless id is a plausible model
 // id (backends.md §0; AUD-P1-6: "--yolo" must never reach argv).

@@ -3,6 +3,8 @@ package turn
 import (
 	"context"
 	"errors"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/adapter"
@@ -12,7 +14,7 @@ import (
 
 // completed builds the success Outcome: answer redacted, then bounded.
 func (r *Runner) completed(ctx context.Context, req Request, backend string, res adapter.Result, lease Lease, start time.Time) Outcome {
-	text, truncated := r.answer.Bound(res.Text, MaxOutputBytes)
+	text, truncated := r.bound(res)
 	o := Outcome{
 		SchemaVersion: 1, Provider: &backend, Status: Completed, Output: text, Truncated: truncated,
 		Activity: Activity{ToolCount: res.ToolCount, DurationMs: time.Since(start).Milliseconds()},
@@ -34,6 +36,22 @@ func (r *Runner) completed(ctx context.Context, req Request, backend string, res
 		o.HistoryAvailable = w == ""
 	}
 	return o
+}
+
+// bound redacts the answer and cuts it to MaxOutputBytes. An
+// answer the backend already cut ([adapter.Result.Truncated]) is redacted
+// as the prefix it is: through the streaming redactor without its end, so
+// what was held back — a credential the cut may have split, whose head
+// alone no rule would recognise — is dropped, never shown (issue 19 item 6).
+func (r *Runner) bound(res adapter.Result) (string, bool) {
+	if !res.Truncated {
+		return r.answer.Bound(res.Text, MaxOutputBytes)
+	}
+	var b strings.Builder
+	w := r.answer.Writer(&b)
+	_, _ = io.WriteString(w, res.Text) // a strings.Builder never fails
+	text, _ := r.answer.Bound(b.String(), MaxOutputBytes)
+	return text, true
 }
 
 func (r *Runner) warning(w string) string {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/coagent8/coagent8/internal/adapter"
+	"github.com/coagent8/coagent8/internal/adapter/jsonl"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/process"
 )
@@ -48,6 +49,8 @@ type plugin struct {
 }
 
 type message struct {
+	// Model is the model the provider says answered (R-039).
+	Model   string `json:"model"`
 	Content []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
@@ -56,7 +59,11 @@ type message struct {
 }
 
 type streamEvent struct {
-	Type  string `json:"type"`
+	Type string `json:"type"`
+	// Message is message_start's message: the model the provider reports.
+	Message *struct {
+		Model string `json:"model"`
+	} `json:"message"`
 	Delta *struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
@@ -83,6 +90,11 @@ type turnState struct {
 	verified bool
 	res      adapter.Result
 	deltas   strings.Builder
+	// deltasCut: the streamed text outgrew MaxAnswerBytes (or a delta
+	// record was clipped), so deltas is only its leading part.
+	deltasCut bool
+	// cut is how the record being handled was reduced.
+	cut      jsonl.Cut
 	category string // assistant error category
 	rate     *rateLimitInfo
 	unknown  map[string]bool
@@ -92,14 +104,14 @@ type turnState struct {
 // caller must kill the tree and return no answer.
 func consume(p *process.Proc, inv invocation, t adapter.Turn) (adapter.Result, error) {
 	st := &turnState{inv: inv, obs: t.Observer, check: t.CheckModel, unknown: map[string]bool{}}
-	lines := process.NewLines(p.Stdout(), adapter.MaxRecordBytes)
+	lines := jsonl.NewReader(p.Stdout(), adapter.RecordLimits())
 	for {
 		rec, err := lines.Next()
 		if errors.Is(err, io.EOF) {
 			return adapter.Result{}, st.eof(p)
 		}
 		if err != nil {
-			return adapter.Result{}, err
+			return adapter.Result{}, st.readError(err)
 		}
 		p.Touch()
 		done, err := st.handle(rec)
@@ -136,12 +148,33 @@ func (st *turnState) eof(p *process.Proc) error {
 		fmt.Sprintf("Claude Code exited (status %d) without a final result; the partial answer was discarded.", code))
 }
 
-func (st *turnState) handle(rec []byte) (bool, error) {
-	if !st.verified && contentFreeNotice(rec) {
+// readError types a failed read: a malformed record too long to keep is
+// still a malformed record (a refusal before the startup report).
+func (st *turnState) readError(err error) error {
+	var se *jsonl.SyntaxError
+	switch {
+	case !errors.As(err, &se):
+		return err
+	case !st.verified:
+		return refusal("output before the startup report")
+	}
+	return fault.Wrap(fault.ProtocolError, "claude.malformed_event",
+		"Claude Code wrote a malformed stream record; the partial answer was discarded.", err)
+}
+
+func (st *turnState) handle(rec jsonl.Record) (bool, error) {
+	if !st.verified && rec.Size > adapter.MaxRecordBytes {
+		// The startup report is verified field by field, from the record
+		// as written: never from a reduction, which could hide what it
+		// must not contain.
+		return false, refusal(fmt.Sprintf("a %d-byte record exceeds the %d-byte limit of a verified record",
+			rec.Size, adapter.MaxRecordBytes))
+	}
+	if !st.verified && contentFreeNotice(rec.Data) {
 		return false, nil
 	}
 	var ev event
-	if err := json.Unmarshal(rec, &ev); err != nil || ev.Type == "" {
+	if err := json.Unmarshal(rec.Data, &ev); err != nil || ev.Type == "" {
 		if !st.verified {
 			return false, refusal("output before the startup report")
 		}
@@ -151,6 +184,14 @@ func (st *turnState) handle(rec []byte) (bool, error) {
 	if !st.verified {
 		return false, st.verifyInit(ev)
 	}
+	if rec.Cut&jsonl.CutValues != 0 && ev.Type != "user" {
+		// Members were dropped: an is_error, an error category or a model
+		// could be among them. Tool results ("user") are never read.
+		return false, fault.New(fault.BufferLimit, "claude.record_limit", fmt.Sprintf(
+			"Claude Code wrote a %d-byte %s record too large to check (over %d bytes once its strings are clipped); the answer was discarded.",
+			rec.Size, truncate(ev.Type, 40), adapter.MaxReducedBytes))
+	}
+	st.cut = rec.Cut
 	return st.dispatch(ev)
 }
 
@@ -161,7 +202,7 @@ func (st *turnState) dispatch(ev event) (bool, error) {
 	case "stream_event":
 		return false, st.streamDelta(ev)
 	case "assistant":
-		st.assistant(ev)
+		return false, st.assistant(ev)
 	case "user":
 	case "rate_limit_event":
 		if ev.RateLimit != nil && ev.RateLimit.Status == "rejected" {
@@ -192,22 +233,40 @@ func (st *turnState) streamDelta(ev event) error {
 		return fault.Wrap(fault.ProtocolError, "claude.malformed_event",
 			"Claude Code wrote a malformed stream record; the partial answer was discarded.", err)
 	}
+	if se.Type == "message_start" && se.Message != nil {
+		return st.checkModel(se.Message.Model)
+	}
 	if se.Delta == nil || se.Delta.Type != "text_delta" {
 		return nil
 	}
-	st.deltas.WriteString(se.Delta.Text)
+	st.keepDelta(se.Delta.Text)
 	if st.obs != nil {
 		st.obs.Delta(se.Delta.Text)
 	}
 	return nil
 }
 
-func (st *turnState) assistant(ev event) {
+// keepDelta appends streamed text up to MaxAnswerBytes: the rest could
+// only be cut off later, and a runaway stream must not grow memory.
+func (st *turnState) keepDelta(text string) {
+	if st.cut.Clipped(text, adapter.RecordLimits()) {
+		st.deltasCut = true
+	}
+	if room := adapter.MaxAnswerBytes - st.deltas.Len(); len(text) > room {
+		text, st.deltasCut = text[:room], true
+	}
+	st.deltas.WriteString(text)
+}
+
+func (st *turnState) assistant(ev event) error {
 	if ev.Error != "" && st.category == "" {
 		st.category = ev.Error
 	}
 	if ev.Message == nil {
-		return
+		return nil
+	}
+	if err := st.checkModel(ev.Message.Model); err != nil {
+		return err
 	}
 	for _, c := range ev.Message.Content {
 		if c.Type == "tool_use" {
@@ -217,6 +276,30 @@ func (st *turnState) assistant(ev event) {
 			}
 		}
 	}
+	return nil
+}
+
+// syntheticModel is the model Claude Code writes on the assistant messages
+// it makes up itself (API errors, "No response requested."): no provider
+// answered them.
+const syntheticModel = "<synthetic>"
+
+// checkModel refuses a record whose provider-reported model is not the one
+// the startup report named and consent approved (R-039, issue 19 item 7):
+// a provider may answer with another model than the one requested. The
+// result's modelUsage is not checked: it names the models Claude Code
+// asked for (its own helper calls included), not what answered.
+func (st *turnState) checkModel(model string) error {
+	if model == "" || model == syntheticModel || strings.EqualFold(model, st.res.Model) {
+		return nil
+	}
+	shown := "(invalid id)"
+	if adapter.ValidModel(model) == nil {
+		shown = model
+	}
+	return fault.New(fault.PolicyDenied, "consent.model_mismatch", fmt.Sprintf(
+		"Claude Code's provider answered with model %q, not %q from the startup report; the turn was refused and its answer discarded.",
+		shown, st.res.Model)).With("started", st.res.Model).With("reported", shown)
 }
 
 func (st *turnState) warnUnknown(typ string) {
@@ -238,14 +321,14 @@ func (st *turnState) result(ev event) error {
 	if st.category != "" {
 		return failure(ev, st.category, st.rate)
 	}
-	text := st.deltas.String()
+	text, cut := st.deltas.String(), st.deltasCut
 	if ev.Result != nil {
-		text = *ev.Result
+		text, cut = *ev.Result, st.cut.Clipped(*ev.Result, adapter.RecordLimits())
 	}
 	if strings.TrimSpace(text) == "" {
 		return fault.New(fault.ProcessError, "claude.empty_answer", "Claude Code returned an empty answer.")
 	}
-	st.res.Text = text
+	st.res.Text, st.res.Truncated = text, cut
 	st.res.SessionID = st.inv.sessionID
 	if ev.Usage != nil {
 		st.res.Usage = adapter.Usage{

@@ -37,6 +37,9 @@ func TestStartupReportMismatchRefusesAndKillsTree(t *testing.T) {
 		{"assistant first", `{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]}}`},
 		{"ui notice with content", `{"type":"system","subtype":"ui_invalidate","event":"ui.render","text":"hello"}`},
 		{"other system event", `{"type":"system","subtype":"status","status":"requesting"}`},
+		// Issue 19 item 6: a report too long to keep whole is never
+		// verified from its reduction.
+		{"oversized report", initWith(`"model"`, `"pad":"`+strings.Repeat("x", adapter.MaxRecordBytes)+`","model"`)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

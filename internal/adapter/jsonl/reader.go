@@ -59,11 +59,12 @@ type Record struct {
 	Size int64
 }
 
-// Clipped reports whether s, a string value decoded from r, may have been
-// shortened: r had strings cut and s is within a character of the limit.
-// A shorter string was kept whole (a budget cut also sets CutValues).
-func (r Record) Clipped(s string, lim Limits) bool {
-	return r.Cut&CutStrings != 0 && len(s) > lim.String-utf8.UTFMax
+// Clipped reports whether s, a string value decoded from a record reduced
+// by c, may have been shortened: strings were cut and s is within a
+// character of the limit. A shorter string was kept whole (a cut forced by
+// the budget also sets CutValues).
+func (c Cut) Clipped(s string, lim Limits) bool {
+	return c&CutStrings != 0 && len(s) > lim.String-utf8.UTFMax
 }
 
 // SyntaxError is a malformed line that was too long to return verbatim.

@@ -108,7 +108,7 @@ func TestClipped(t *testing.T) {
 	if err := json.Unmarshal(rec.Data, &v); err != nil {
 		t.Fatal(err)
 	}
-	got := []bool{rec.Clipped(v[0], small), rec.Clipped(v[1], small)}
+	got := []bool{rec.Cut.Clipped(v[0], small), rec.Cut.Clipped(v[1], small)}
 	if diff := cmp.Diff([]bool{true, false}, got); diff != "" {
 		t.Errorf("Clipped (-want +got):\n%s", diff)
 	}
@@ -179,7 +179,7 @@ func TestHugeLineInBoundedMemory(t *testing.T) {
 	if err := json.Unmarshal(rec.Data, &v); err != nil {
 		t.Fatal(err)
 	}
-	if v.Type != "result" || len(v.Result) != lim.String || !rec.Clipped(v.Result, lim) || rec.Size != 64<<20-1 {
+	if v.Type != "result" || len(v.Result) != lim.String || !rec.Cut.Clipped(v.Result, lim) || rec.Size != 64<<20-1 {
 		t.Fatalf("type %q, result %d bytes, cut %v, size %d", v.Type, len(v.Result), rec.Cut, rec.Size)
 	}
 	// Allocated: the 64 KiB read buffer, the head (up to Record, grown by
