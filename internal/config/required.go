@@ -67,13 +67,24 @@ func publicCause(err error) string {
 	if errors.As(err, &fe) {
 		return fe.Message // already public (literal credentials redacted)
 	}
-	s := answerFormats.String(err.Error())
+	s := strings.TrimPrefix(answerFormats.String(err.Error()), "config: ")
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		s += fmt.Sprintf(" (at byte %d)", se.Offset)
 	}
 	if len(s) > 300 {
 		s = strings.ToValidUTF8(s[:300], "") + "…"
+	}
+	return s
+}
+
+// clipValue renders a configuration value for a message: JSON, at most 40
+// characters, credential formats redacted.
+func clipValue(v any) string {
+	b, _ := json.Marshal(v)
+	s := answerFormats.String(string(b))
+	if r := []rune(s); len(r) > 40 {
+		s = string(r[:40]) + "…"
 	}
 	return s
 }
