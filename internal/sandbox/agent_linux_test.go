@@ -171,7 +171,8 @@ func countingUnix(t *testing.T, addr string) *atomic.Int64 {
 // listener (one of them on the gate's own port number, so the port is not
 // what separates them), not UDP or DNS, not a host socket path or an
 // abstract socket; the host HOME, ~/.claude, ~/.codex, the state directory
-// and a gate key file are unreadable; the agent cannot listen. Every
+// a gate key file and the job roots are unreadable; the agent cannot
+// listen. Every
 // listener outside sees nothing (issue 15 scope 2).
 func TestAgentNetworkIsTheGateOnly(t *testing.T) {
 	s := newTestSandbox(t)
@@ -213,7 +214,8 @@ func TestAgentNetworkIsTheGateOnly(t *testing.T) {
 	if h, err := os.UserHomeDir(); err == nil {
 		reads = append(reads, h, filepath.Join(h, ".claude"), filepath.Join(h, ".codex"))
 	}
-	reads = append(reads, s.cfg.StateDir)
+	// Another job's root: every job root lives under JobsDir.
+	reads = append(reads, s.cfg.StateDir, s.cfg.JobsDir)
 
 	var gateN atomic.Int64
 	gate := func(ln net.Listener) {
