@@ -15,5 +15,8 @@ func subcommands(a *app) []*cobra.Command {
 		newSandboxCmd(a),
 		newAuditCmd(a),
 		newOperatorCmd(a),
+		newJobsCmd(a),
+		newAdmitCmd(a),
+		newRejectCmd(a),
 	}
 }

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"errors"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coagent8/coagent8/internal/admission"
+	"github.com/coagent8/coagent8/internal/job"
+)
+
+// newAdmitCmd is `coagent8 admit JOB` (issue 16 scope 5): the user applies
+// a job's quarantined candidate to the checkout, all or nothing. Only a
+// person at a terminal (or the operator dashboard) admits: no MCP tool,
+// argument or text does.
+func newAdmitCmd(a *app) *cobra.Command {
+	var o struct {
+		workspace string
+		ack       []string
+	}
+	c := &cobra.Command{
+		Use:   "admit JOB",
+		Short: "Apply a delegate job's candidate patch to your checkout (all or nothing); see `coagent8 jobs JOB` first",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ws, err := a.jobWorkspace(o.workspace)
+			if err != nil {
+				return err
+			}
+			return a.withJobs(cmd.Context(), func(_ *job.Store, adm *admission.Admitter) error {
+				res, err := adm.Admit(cmd.Context(), admission.Request{Job: args[0], Workspace: ws, Actor: terminalActor(), Ack: o.ack})
+				if err != nil {
+					return err
+				}
+				return a.printJSON(struct {
+					Job      string   `json:"job"`
+					Digest   string   `json:"digest"`
+					Paths    []string `json:"paths"`
+					ThreeWay bool     `json:"three_way"`
+				}{res.Job, res.Digest, res.Paths, res.ThreeWay})
+			})
+		},
+	}
+	c.Flags().StringVar(&o.workspace, "workspace", "", "the checkout to admit into (default: the current directory); must be the job's")
+	c.Flags().StringSliceVar(&o.ack, "ack", nil, "acknowledge a reason admission otherwise refuses: tainted (after reading the findings)")
+	return c
+}
+
+// newRejectCmd is `coagent8 reject JOB`: discard a job's candidate.
+func newRejectCmd(a *app) *cobra.Command {
+	var workspace string
+	c := &cobra.Command{
+		Use:   "reject JOB",
+		Short: "Discard a delegate job's candidate patch",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ws, err := a.jobWorkspace(workspace)
+			if err != nil {
+				return err
+			}
+			return a.withJobs(cmd.Context(), func(_ *job.Store, adm *admission.Admitter) error {
+				if err := adm.Reject(cmd.Context(), args[0], ws, terminalActor()); err != nil {
+					return err
+				}
+				return a.printJSON(struct {
+					Job   string `json:"job"`
+					State string `json:"state"`
+				}{args[0], job.Rejected.String()})
+			})
+		},
+	}
+	c.Flags().StringVar(&workspace, "workspace", "", "the job's checkout (default: the current directory)")
+	return c
+}
+
+// jobWorkspace is --workspace, else the current directory; absolute.
+func (a *app) jobWorkspace(flag string) (string, error) {
+	ws := flag
+	if ws == "" {
+		ws = a.cwd()
+	}
+	if ws == "" || !filepath.IsAbs(ws) {
+		return "", usageError{errors.New("--workspace must be an absolute path")}
+	}
+	return filepath.Clean(ws), nil
+}

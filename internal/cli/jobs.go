@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coagent8/coagent8/internal/admission"
+	"github.com/coagent8/coagent8/internal/job"
+	"github.com/coagent8/coagent8/internal/quarantine"
+	"github.com/coagent8/coagent8/internal/store"
+)
+
+// newJobsCmd is `coagent8 jobs [JOB]` (issue 16 scope 6): the delegate
+// jobs in the state directory, as a JSON array; with JOB, that job with
+// its findings and its candidate patch inside a fenced, redacted block.
+func newJobsCmd(a *app) *cobra.Command {
+	var workspace string
+	c := &cobra.Command{
+		Use:   "jobs [JOB]",
+		Short: "List delegate jobs (state, findings, admission), or show one job's quarantined candidate",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withJobs(cmd.Context(), func(jobs *job.Store, _ *admission.Admitter) error {
+				if len(args) == 1 {
+					return a.showJob(cmd.Context(), jobs, args[0])
+				}
+				return a.listJobs(cmd.Context(), jobs, workspace)
+			})
+		},
+	}
+	c.Flags().StringVar(&workspace, "workspace", "", "only jobs of this workspace (absolute path; default: all)")
+	return c
+}
+
+// withJobs opens the state database, the job store (which fails jobs
+// whose supervisor died) and the admitter (which finishes or discards an
+// interrupted admission), runs f and closes them.
+func (a *app) withJobs(ctx context.Context, f func(*job.Store, *admission.Admitter) error) error {
+	path := filepath.Join(a.env.StateDir(), "state.db")
+	db, err := store.Open(ctx, path, sessionBusy)
+	if err != nil {
+		return a.startError(path, err)
+	}
+	defer db.Close()
+	jobs, err := job.Open(ctx, db)
+	if err != nil {
+		return a.startError(path, err)
+	}
+	events, closeEvents := a.eventSink(a.logger())
+	defer closeEvents()
+	adm, err := admission.New(ctx, admission.Options{Jobs: jobs, Env: a.env, StateDir: a.env.StateDir(), Events: events})
+	if err != nil {
+		return a.startError(path, err)
+	}
+	return f(jobs, adm)
+}
+
+// jobLine is one job as `coagent8 jobs` prints it; it carries no
+// untrusted bytes.
+type jobLine struct {
+	ID             string     `json:"id"`
+	State          string     `json:"state"`
+	Reason         string     `json:"reason,omitempty"`
+	Workspace      string     `json:"workspace"`
+	Base           string     `json:"base"`
+	Backend        string     `json:"backend"`
+	Model          string     `json:"model"`
+	Budget         job.Budget `json:"budget"`
+	Created        time.Time  `json:"created"`
+	Expires        time.Time  `json:"expires"`
+	Digest         string     `json:"digest,omitempty"`
+	Findings       int        `json:"findings"`
+	Blocking       int        `json:"blocking_findings"`
+	AdmittedBy     string     `json:"admitted_by,omitempty"`
+	AdmittedDigest string     `json:"admitted_digest,omitempty"`
+}
+
+func lineOf(j job.Job) jobLine {
+	l := jobLine{ID: j.ID, State: j.State.String(), Reason: j.Reason, Workspace: j.Workspace, Base: j.Base,
+		Backend: j.Backend, Model: j.Model, Budget: j.Budget, Created: j.Created.UTC(), Expires: j.Expires.UTC(),
+		AdmittedBy: j.AdmittedBy, AdmittedDigest: j.AdmittedDigest}
+	if c := j.Candidate; c != nil {
+		l.Digest, l.Findings = c.Digest, len(c.Findings)
+		for _, f := range c.Findings {
+			if f.Severity == quarantine.Block {
+				l.Blocking++
+			}
+		}
+	}
+	return l
+}
+
+func (a *app) listJobs(ctx context.Context, jobs *job.Store, workspace string) error {
+	list, err := jobs.List(ctx, workspace)
+	if err != nil {
+		return err
+	}
+	out := []jobLine{}
+	for _, j := range list {
+		out = append(out, lineOf(j))
+	}
+	return a.printJSON(out)
+}
+
+// showJob prints the job, its findings (as data) and its patch and final
+// message inside fenced blocks redacted with the answer profile.
+func (a *app) showJob(ctx context.Context, jobs *job.Store, id string) error {
+	j, err := jobs.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	var findings []quarantine.Finding
+	if j.Candidate != nil {
+		findings = j.Candidate.Findings
+	}
+	if err := a.printJSON(struct {
+		jobLine
+		Findings []quarantine.Finding `json:"finding_list"`
+	}{lineOf(j), findings}); err != nil {
+		return err
+	}
+	if c := j.Candidate; c != nil {
+		for _, b := range []quarantine.Fenced{{Job: j.ID, Profile: "candidate", Kind: "patch", Body: c.Patch},
+			{Job: j.ID, Profile: "candidate", Kind: "message", Body: c.Message}} {
+			if len(b.Body) > 0 {
+				fmt.Fprint(a.io.Out, quarantine.Render(b))
+			}
+		}
+	}
+	return nil
+}
+
+// terminalActor names the person at this terminal for the admission record.
+func terminalActor() string { return fmt.Sprintf("terminal:uid=%d", os.Getuid()) }
