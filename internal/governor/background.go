@@ -26,6 +26,7 @@ func (g *Governor) background(ctx context.Context, treq turn.Request, finished f
 	treq.Started = func(h string, n int) { st <- started{h, n} }
 	go func() {
 		o := g.runner.Run(context.WithoutCancel(ctx), treq)
+		g.explainAuth(&o, treq.Backend)
 		if finished != nil {
 			finished(o)
 		}
