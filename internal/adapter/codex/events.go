@@ -2,9 +2,11 @@ package codex
 
 import (
 	"encoding/json"
+	"fmt"
 	"sync"
 
 	"github.com/coagent8/coagent8/internal/adapter"
+	"github.com/coagent8/coagent8/internal/adapter/jsonl"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/redact"
 )
@@ -35,6 +37,9 @@ var quietNotes = map[string]bool{
 type agentMessage struct {
 	text  string
 	phase string
+	// clipped: text is only the leading MaxAnswerBytes of the message
+	// (its record was reduced, issue 19 item 6).
+	clipped bool
 }
 
 // events is the [jsonrpc.Handler] of one app-server session: it
@@ -58,6 +63,7 @@ type events struct {
 	lastErr   *turnError
 	resetsAt  int64
 	completed *turnCompleted
+	cut       jsonl.Cut // how the notification being handled was reduced
 	fatal     error
 	done      chan struct{}
 	closed    bool
@@ -92,10 +98,20 @@ func (e *events) warn(msg string) {
 	}
 }
 
-// Notification implements jsonrpc.Handler.
-func (e *events) Notification(method string, params json.RawMessage) {
+// Notification implements jsonrpc.Handler. A known notification whose
+// structure was cut cannot be trusted (a turn id, a status or a model may
+// be among what was dropped): it stops the turn. One whose strings alone
+// were clipped is handled; only an answer text is ever that long.
+func (e *events) Notification(method string, params json.RawMessage, cut jsonl.Cut) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.cut = cut
+	if _, ok := noteHandlers[method]; ok && cut&jsonl.CutValues != 0 {
+		e.abort(fault.New(fault.BufferLimit, "codex.record_limit", fmt.Sprintf(
+			"Codex sent a %s notification too large to check (over %d bytes once its strings are clipped); the answer was discarded.",
+			clip(method, 80), adapter.MaxReducedBytes)))
+		return
+	}
 	if h, ok := noteHandlers[method]; ok {
 		if err := h(e, params); err != nil {
 			e.abort(fault.Wrap(fault.ProtocolError, "codex.malformed_event",

@@ -3,6 +3,7 @@ package codex
 import (
 	"encoding/json"
 
+	"github.com/coagent8/coagent8/internal/adapter"
 	"github.com/coagent8/coagent8/internal/fault"
 )
 
@@ -66,7 +67,8 @@ func (e *events) onItemCompleted(p json.RawMessage) error {
 		if n.Item.Phase != nil {
 			phase = *n.Item.Phase
 		}
-		e.messages = append(e.messages, agentMessage{text: n.Item.Text, phase: phase})
+		e.messages = append(e.messages, agentMessage{text: n.Item.Text, phase: phase,
+			clipped: e.cut.Clipped(n.Item.Text, adapter.RecordLimits())})
 	case toolItems[n.Item.Type] && e.obs != nil:
 		e.obs.Activity("tool_finished", n.Item.Type)
 	}

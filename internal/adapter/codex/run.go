@@ -211,24 +211,25 @@ func (s *session) result(thread threadResult) (adapter.Result, error) {
 	if thread.Thread.Ephemeral {
 		sessionID = "" // not on disk: a later call could not resume it
 	}
-	return adapter.Result{Text: answer(e.messages), SessionID: sessionID, Model: e.model, ToolCount: e.tools,
+	final := answer(e.messages)
+	return adapter.Result{Text: final.text, Truncated: final.clipped, SessionID: sessionID, Model: e.model, ToolCount: e.tools,
 		Usage: e.usage, Warnings: append([]string(nil), e.warnings...), Verified: verifiedLine(s.servers, s.version)}, nil
 }
 
 // answer picks the final answer: the last final_answer message, else the
-// last message that is not commentary, else "".
-func answer(msgs []agentMessage) string {
+// last message that is not commentary, else none.
+func answer(msgs []agentMessage) agentMessage {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].phase == "final_answer" {
-			return msgs[i].text
+			return msgs[i]
 		}
 	}
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].phase != "commentary" {
-			return msgs[i].text
+			return msgs[i]
 		}
 	}
-	return ""
+	return agentMessage{}
 }
 
 func verifiedLine(servers int, version string) string {

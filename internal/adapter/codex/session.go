@@ -3,10 +3,12 @@ package codex
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/adapter"
 	"github.com/coagent8/coagent8/internal/adapter/codex/jsonrpc"
+	"github.com/coagent8/coagent8/internal/adapter/jsonl"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/process"
 	"github.com/coagent8/coagent8/internal/redact"
@@ -32,7 +34,7 @@ func (b *Backend) startSession(procCtx context.Context, pr prepared, dir string,
 	if err != nil {
 		return nil, err
 	}
-	lines := process.NewLines(p.Stdout(), adapter.MaxRecordBytes)
+	lines := jsonl.NewReader(p.Stdout(), adapter.RecordLimits())
 	conn := jsonrpc.New(lines, p.Stdin(), ev, jsonrpc.Options{OnRecord: p.Touch})
 	return &session{b: b, p: p, conn: conn, ev: ev, home: b.env.Home()}, nil
 }
@@ -51,7 +53,12 @@ func (s *session) call(ctx context.Context, method string, params, out any) erro
 // process end (cancel, deadline, idle) takes precedence later.
 func (s *session) rpcError(method string, err error) error {
 	var je *jsonrpc.Error
+	var rle *jsonrpc.RecordLimitError
 	switch {
+	case errors.As(err, &rle):
+		return fault.Wrap(fault.BufferLimit, "codex.record_limit", fmt.Sprintf(
+			"Codex answered %s with a %d-byte record, over the %d-byte limit of a record coagent8 verifies; the turn was refused.",
+			method, rle.Size, adapter.MaxRecordBytes), err)
 	case errors.As(err, &je):
 		return fault.Wrap(fault.ProcessError, "codex.rpc_error",
 			"Codex refused "+method+": "+publicMessage(je.Message, s.home), err)

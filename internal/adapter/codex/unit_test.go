@@ -187,12 +187,12 @@ func TestAnswer(t *testing.T) {
 		want string
 	}{
 		{nil, ""},
-		{[]agentMessage{{"a", ""}, {"b", ""}}, "b"},
-		{[]agentMessage{{"final", "final_answer"}, {"note", "commentary"}}, "final"},
-		{[]agentMessage{{"x", ""}, {"note", "commentary"}}, "x"},
+		{[]agentMessage{{"a", "", false}, {"b", "", false}}, "b"},
+		{[]agentMessage{{"final", "final_answer", false}, {"note", "commentary", false}}, "final"},
+		{[]agentMessage{{"x", "", false}, {"note", "commentary", false}}, "x"},
 	}
 	for _, tt := range tests {
-		if got := answer(tt.msgs); got != tt.want {
+		if got := answer(tt.msgs).text; got != tt.want {
 			t.Errorf("answer(%v) = %q, want %q", tt.msgs, got, tt.want)
 		}
 	}

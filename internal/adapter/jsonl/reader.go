@@ -57,6 +57,9 @@ type Record struct {
 	Cut Cut
 	// Size is the length of the line in bytes, without its newline.
 	Size int64
+	// Reduced reports that the line was longer than [Limits.Record], so
+	// Data is its reduction (compact JSON), even when Cut is 0.
+	Reduced bool
 }
 
 // Clipped reports whether s, a string value decoded from a record reduced
@@ -138,5 +141,5 @@ func (l *Reader) reduce(head []byte, rerr error) (Record, error) {
 		s.drain()
 		return Record{}, &SyntaxError{Size: s.n, Offset: off, msg: perr.Error()}
 	}
-	return Record{Data: d.out, Cut: d.cut, Size: s.n}, nil
+	return Record{Data: d.out, Cut: d.cut, Size: s.n, Reduced: true}, nil
 }

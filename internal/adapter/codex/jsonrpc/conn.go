@@ -8,15 +8,17 @@ import (
 	"io"
 	"strconv"
 	"sync"
+
+	"github.com/coagent8/coagent8/internal/adapter/jsonl"
 )
 
 // ErrClosed is returned by calls pending or made after the read side ended.
 var ErrClosed = errors.New("jsonrpc: connection closed")
 
-// Reader yields one record per call (io.EOF at the end); process.Lines
-// implements it with a per-record byte limit.
+// Reader yields one record per call (io.EOF at the end); jsonl.Reader
+// implements it in bounded memory, reducing records over its limit.
 type Reader interface {
-	Next() ([]byte, error)
+	Next() (jsonl.Record, error)
 }
 
 // Conn is a client connection. Its methods are safe for concurrent use.
@@ -80,6 +82,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, out any) error {
 }
 
 func decodeResult(m *message, out any) error {
+	if m.reduced > 0 {
+		return &RecordLimitError{Size: m.reduced}
+	}
 	if m.Error != nil {
 		return m.Error
 	}

@@ -9,27 +9,34 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coagent8/coagent8/internal/adapter/jsonl"
 )
 
 // lineReader adapts a bufio.Reader to Reader (no limit needed here).
 type lineReader struct{ r *bufio.Reader }
 
-func (l lineReader) Next() ([]byte, error) {
+func (l lineReader) Next() (jsonl.Record, error) {
 	b, err := l.r.ReadBytes('\n')
 	if len(b) > 0 && err == io.EOF {
-		return b, nil
+		return jsonl.Record{Data: b, Size: int64(len(b))}, nil
 	}
 	if err != nil {
-		return nil, err
+		return jsonl.Record{}, err
 	}
-	return b[:len(b)-1], nil
+	return jsonl.Record{Data: b[:len(b)-1], Size: int64(len(b) - 1)}, nil
 }
 
 type handler struct {
 	notes chan string
 }
 
-func (h *handler) Notification(method string, _ json.RawMessage) { h.notes <- method }
+func (h *handler) Notification(method string, _ json.RawMessage, cut jsonl.Cut) {
+	if cut != 0 {
+		method += " (" + cut.String() + ")"
+	}
+	h.notes <- method
+}
 func (h *handler) Request(method string, _ json.RawMessage) (any, *Error) {
 	if method == "ask" {
 		return map[string]string{"decision": "decline"}, nil
@@ -110,5 +117,43 @@ func TestCallErrors(t *testing.T) {
 	}
 	if err := c.Call(context.Background(), "after", nil, nil); !errors.Is(err, ErrClosed) {
 		t.Errorf("call after close = %v", err)
+	}
+}
+
+// Issue 19 item 6: an over-long record never ends the connection. A
+// response is never judged from its reduction (the call fails with
+// *RecordLimitError), a request is refused unread, and a notification
+// arrives clipped, saying so.
+func TestReducedRecords(t *testing.T) {
+	srvR, cliW := io.Pipe()
+	cliR, srvW := io.Pipe()
+	t.Cleanup(func() { srvW.Close(); cliW.Close() })
+	h := &handler{notes: make(chan string, 8)}
+	lim := jsonl.Limits{Record: 64, String: 16, Budget: 1024, Depth: 8}
+	c := New(jsonl.NewReader(cliR, lim), cliW, h, Options{})
+	in := bufio.NewReader(srvR)
+	big := strings.Repeat("x", 200)
+	done := make(chan error, 1)
+	go func() { done <- c.Call(context.Background(), "thread/start", nil, nil) }()
+	in.ReadString('\n')
+	io.WriteString(srvW, `{"id":1,"result":{"sandbox":{"type":"readOnly"},"pad":"`+big+`"}}`+"\n")
+	var rle *RecordLimitError
+	if err := <-done; !errors.As(err, &rle) || rle.Size < 200 {
+		t.Fatalf("Call = %v, want *RecordLimitError", err)
+	}
+	go func() {
+		io.WriteString(srvW, `{"id":9,"method":"ask","params":{"pad":"`+big+`"}}`+"\n")
+		io.WriteString(srvW, `{"method":"item/completed","params":{"text":"`+big+`"}}`+"\n")
+	}()
+	if a, _ := in.ReadString('\n'); !strings.Contains(a, `"id":9,"error":{"code":-32602`) {
+		t.Errorf("answer to a reduced request = %s", a)
+	}
+	if m := <-h.notes; m != "item/completed (strings)" {
+		t.Errorf("notification = %q", m)
+	}
+	select {
+	case <-c.Done():
+		t.Fatalf("connection ended: %v", c.Err())
+	default:
 	}
 }

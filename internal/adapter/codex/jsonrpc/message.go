@@ -3,6 +3,8 @@ package jsonrpc
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/coagent8/coagent8/internal/adapter/jsonl"
 )
 
 // message is any JSON-RPC object on the wire. Codex omits "jsonrpc" on
@@ -14,6 +16,22 @@ type message struct {
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *Error          `json:"error,omitempty"`
+
+	// reduced is the size of the line a response was reduced from (0 for
+	// one read verbatim): such a response is never decoded.
+	reduced int64
+}
+
+// RecordLimitError is returned by [Conn.Call] for a response too long to
+// be read verbatim: a result coagent8 verifies (a thread policy, an MCP
+// status) is never judged from a reduction (issue 19 item 6).
+type RecordLimitError struct {
+	// Size is the response's length in bytes.
+	Size int64
+}
+
+func (e *RecordLimitError) Error() string {
+	return fmt.Sprintf("jsonrpc: %d-byte response exceeds the verbatim record limit", e.Size)
 }
 
 func (m *message) isRequest() bool      { return m.Method != "" && len(m.ID) > 0 }
@@ -43,8 +61,9 @@ const (
 // [Conn.Call] (that would deadlock on the reader); they may call
 // [Conn.Notify] and start goroutines.
 type Handler interface {
-	// Notification receives a server notification.
-	Notification(method string, params json.RawMessage)
+	// Notification receives a server notification. cut says how params
+	// were reduced from an over-long record ([jsonl.Cut]; 0 = intact).
+	Notification(method string, params json.RawMessage, cut jsonl.Cut)
 	// Request answers a server→client request. A non-nil *Error is sent as
 	// the error response; otherwise result is sent (nil becomes {}).
 	Request(method string, params json.RawMessage) (result any, err *Error)

@@ -3,13 +3,15 @@ package jsonrpc
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/coagent8/coagent8/internal/adapter/jsonl"
 )
 
 // read dispatches records until r ends, then fails every pending call.
 func (c *Conn) read(r Reader) {
 	var err error
 	for {
-		var rec []byte
+		var rec jsonl.Record
 		if rec, err = r.Next(); err != nil {
 			break
 		}
@@ -28,17 +30,25 @@ func (c *Conn) read(r Reader) {
 
 // dispatch routes one record. A record that is not a JSON-RPC object ends
 // the connection: the peer is out of protocol and nothing after it can be
-// trusted.
-func (c *Conn) dispatch(rec []byte) error {
+// trusted. A reduced record reaches only a notification handler (told how
+// it was cut); a reduced response fails its call, a reduced request is
+// refused unread.
+func (c *Conn) dispatch(rec jsonl.Record) error {
 	var m message
-	if err := json.Unmarshal(rec, &m); err != nil {
+	if err := json.Unmarshal(rec.Data, &m); err != nil {
 		return fmt.Errorf("malformed record: %w", err)
 	}
 	switch {
 	case m.isResponse():
+		if rec.Reduced {
+			m.reduced = rec.Size
+		}
 		c.deliver(&m)
 	case m.isNotification():
-		c.h.Notification(m.Method, m.Params)
+		c.h.Notification(m.Method, m.Params, rec.Cut)
+	case m.isRequest() && rec.Reduced:
+		_ = c.write(message{JSONRPC: "2.0", ID: m.ID,
+			Error: &Error{Code: CodeInvalidParams, Message: "request too large"}})
 	case m.isRequest():
 		c.answer(&m)
 	default:
