@@ -275,6 +275,7 @@ func (d *reducer) str(keep bool, limit int, kind Cut) error {
 	}
 	st := strState{clip: !keep, high: -1}
 	for {
+		d.run(&st, limit)
 		c, ok := d.s.next()
 		switch {
 		case !ok || c < 0x20:
@@ -303,6 +304,43 @@ func (d *reducer) str(keep bool, limit int, kind Cut) error {
 		}
 	}
 }
+
+// run consumes, in one step, the plain ASCII bytes of a string (no quote,
+// backslash or control character) that are buffered: copied while the
+// string is kept and has room, skipped once it is clipped. The byte loop
+// in str handles everything else.
+func (d *reducer) run(st *strState, limit int) {
+	s := d.s
+	if s.back {
+		return
+	}
+	b := s.buf
+	n := len(b)
+	if !st.clip {
+		n = min(n, limit-st.decoded, d.lim.Budget-len(d.out))
+	}
+	i := 0
+	for i < n && plain[b[i]] {
+		i++
+	}
+	if i == 0 {
+		return
+	}
+	if !st.clip {
+		d.out = append(d.out, b[:i]...)
+		st.decoded += i
+		st.high, st.cont = -1, 0
+	}
+	s.buf, s.n, s.last = b[i:], s.n+int64(i), b[i-1]
+}
+
+// plain marks the bytes run may take: printable ASCII but '"' and '\\'.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // strState is the clipping state of one string.
 type strState struct {
