@@ -39,10 +39,11 @@ type File struct {
 	// Verify holds the user's review checks (issue 8); see [File.VerifyErr].
 	Verify Verify
 
-	governanceErr error
-	verifyErr     error
-	egress        json.RawMessage // the "egress" section, verbatim; nil = absent
-	egressErr     error           // the file exists but could not be read as an object
+	governanceErr     error
+	defaultBackendErr error
+	verifyErr         error
+	egress            json.RawMessage // the "egress" section, verbatim; nil = absent
+	egressErr         error           // the file exists but could not be read as an object
 
 	gateCredentials map[string]string // gate.credentials; nil = absent
 	gateErr         error
@@ -53,6 +54,13 @@ type File struct {
 // "key") that every turn must return until the user fixes the file.
 // Tools still list: only turns are refused.
 func (f File) GovernanceErr() error { return f.governanceErr }
+
+// DefaultBackendErr returns nil unless defaultBackend holds something
+// that is not a backend; then an INVALID_INPUT *fault.Error (reason
+// config.default_backend_invalid) naming the known backends, which a turn
+// that relies on the default must return rather than pick another
+// backend silently (issue 19 item 11).
+func (f File) DefaultBackendErr() error { return f.defaultBackendErr }
 
 func defaultFile() File {
 	return File{SchemaVersion: 1, RoutingStrategy: "fixed", ToolProfile: "canonical", Governance: policy.DefaultRules()}
@@ -169,8 +177,15 @@ func strictUnmarshal(b []byte, v any) error {
 }
 
 func (f *File) parseBasics(top map[string]json.RawMessage) error {
-	return errors.Join(schemaErr(top),
-		enumKey(top, "defaultBackend", &f.DefaultBackend, true, "codex", "claude", "agy", "gemini", "smart_quota"),
+	backendErr := enumKey(top, "defaultBackend", &f.DefaultBackend, true, "codex", "claude", "agy", "gemini", "smart_quota")
+	if backendErr != nil {
+		var v any
+		_ = json.Unmarshal(top["defaultBackend"], &v) // shown quoted and clipped, whatever it is
+		f.defaultBackendErr = fault.Wrap(fault.InvalidInput, "config.default_backend_invalid",
+			fmt.Sprintf("defaultBackend %s in the coagent8 configuration is not a known backend: use claude, codex or agy (or gemini, agy's old name), or remove it", clipValue(v)),
+			backendErr).With("key", "defaultBackend")
+	}
+	return errors.Join(schemaErr(top), backendErr,
 		enumKey(top, "toolProfile", &f.ToolProfile, false, "canonical", "compact"))
 }
 

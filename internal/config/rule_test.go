@@ -152,3 +152,30 @@ func TestMalformedCauseShown(t *testing.T) {
 		t.Errorf("message = %q, want the JSON cause and offset, not the path", fe.Message)
 	}
 }
+
+// TestDefaultBackendErr (issue 19 item 11): a defaultBackend that is not a
+// backend is kept as an INVALID_INPUT naming the known ones.
+func TestDefaultBackendErr(t *testing.T) {
+	tests := []struct {
+		body, want string
+	}{
+		{`{"defaultBackend":"nope"}`, `defaultBackend "nope" in the coagent8 configuration is not a known backend: use claude, codex or agy (or gemini, agy's old name), or remove it`},
+		{`{"defaultBackend":7}`, `defaultBackend 7 in the coagent8 configuration is not a known backend: use claude, codex or agy (or gemini, agy's old name), or remove it`},
+		{`{"defaultBackend":"codex"}`, ""},
+		{`{"defaultBackend":null}`, ""},
+	}
+	for _, tt := range tests {
+		f, _ := LoadFile(writeConfig(t, tt.body))
+		got := ""
+		var fe *fault.Error
+		if errors.As(f.DefaultBackendErr(), &fe) {
+			got = fe.Message
+			if fe.Code != fault.InvalidInput || fe.Reason != "config.default_backend_invalid" {
+				t.Errorf("%s: %v", tt.body, fe)
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%s: message %q, want %q", tt.body, got, tt.want)
+		}
+	}
+}
