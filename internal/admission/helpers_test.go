@@ -183,3 +183,12 @@ func worktreeTree(t testing.TB, ws string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+func openRepo(t testing.TB, ws string) *gitrepo.Repo {
+	t.Helper()
+	r, err := gitrepo.Open(context.Background(), config.FromOS(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

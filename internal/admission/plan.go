@@ -51,12 +51,17 @@ func applyError(err error) error {
 // touched lists every path the patch names (old and new), refusing any
 // the scan would refuse and any below a symbolic link of the checkout.
 func (p *plan) touched(ctx context.Context) error {
-	out, err := p.s.Git(ctx, "", p.patch, "apply", "--numstat", "-z", "-")
-	if err != nil {
-		return applyError(err)
+	names, ok := patchPaths(p.patch)
+	if !ok {
+		out, err := p.s.Git(ctx, "", p.patch, "apply", "--numstat", "-z", "-")
+		if err != nil {
+			return applyError(err)
+		}
+		// numstat names a rename or copy by its new path only.
+		names = append(numstatPaths(out), renameSources(p.patch)...)
 	}
 	seen := map[string]bool{}
-	for _, f := range numstatPaths(out) {
+	for _, f := range names {
 		if seen[f] {
 			continue
 		}
@@ -120,9 +125,8 @@ func (p *plan) snapshot(ctx context.Context) error {
 	if p.pre, err = statAll(p.repo.Top, p.paths); err != nil {
 		return err
 	}
-	if _, err := p.s.Git(ctx, "", nil, "read-tree", "--empty"); err != nil {
-		return applyError(err)
-	}
+	// The scratch index does not exist yet: update-index creates it with
+	// exactly these paths.
 	in := []byte(strings.Join(p.paths, "\x00") + "\x00")
 	if _, err := p.s.Git(ctx, p.repo.Top, in, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
 		return conflict(p.paths, err)

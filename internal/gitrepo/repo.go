@@ -61,6 +61,9 @@ func Open(ctx context.Context, env config.Env, dir string) (*Repo, error) {
 		return nil, fault.Wrap(fault.CLINotFound, ReasonMissing, "git is not installed or not on PATH.", err)
 	}
 	r := &Repo{bin: bin, env: baseEnv(env)}
+	if r.discover(dir) {
+		return r, nil
+	}
 	out, err := r.Run(ctx, dir, nil, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir")
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if err != nil || len(lines) != 3 {
@@ -71,6 +74,47 @@ func Open(ctx context.Context, env config.Env, dir string) (*Repo, error) {
 		return nil, fault.New(fault.InvalidInput, ReasonNotRepo, "The workspace must be the top level of its Git work tree.").With("top", filepath.Base(r.Top))
 	}
 	return r, nil
+}
+
+// discover reads dir/.git in-process (a directory, or a linked
+// worktree's "gitdir:" file and its commondir), sparing a git process on
+// the admission path; anything unusual is left to rev-parse.
+func (r *Repo) discover(dir string) bool {
+	dot := filepath.Join(dir, ".git")
+	st, err := os.Lstat(dot)
+	switch {
+	case err != nil:
+		return false
+	case st.IsDir():
+		r.GitDir, r.CommonDir = dot, dot
+	case st.Mode().IsRegular():
+		b, err := os.ReadFile(dot)
+		rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+		if err != nil || !ok {
+			return false
+		}
+		if !filepath.IsAbs(rest) {
+			rest = filepath.Join(dir, rest)
+		}
+		r.GitDir, r.CommonDir = filepath.Clean(rest), filepath.Clean(rest)
+		if c, err := os.ReadFile(filepath.Join(r.GitDir, "commondir")); err == nil {
+			cd := strings.TrimSpace(string(c))
+			if !filepath.IsAbs(cd) {
+				cd = filepath.Join(r.GitDir, cd)
+			}
+			r.CommonDir = filepath.Clean(cd)
+		}
+	default:
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(r.GitDir, "HEAD")); err != nil {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(r.CommonDir, "objects")); err != nil {
+		return false
+	}
+	r.Top = filepath.Clean(dir)
+	return true
 }
 
 func lookIn(path string) (string, error) {
