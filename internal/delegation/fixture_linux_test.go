@@ -39,14 +39,14 @@ func realKeyFor(p gate.Provider) string {
 }
 
 // newGate starts a gate in front of an Anthropic double.
-func newGate(t *testing.T, upstream string) *gate.Gate {
+func newGate(t testing.TB, upstream string) *gate.Gate {
 	return newGateFor(t, gate.Anthropic, upstream)
 }
 
 // newGateFor starts a gate in front of upstream (provider p's double)
 // with the real key behind env:REAL_KEY, as `coagent8 gate serve` builds
 // it (egress decider over the state database).
-func newGateFor(t *testing.T, p gate.Provider, upstream string) *gate.Gate {
+func newGateFor(t testing.TB, p gate.Provider, upstream string) *gate.Gate {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := store.Open(context.Background(), filepath.Join(dir, "state.db"), 0)
@@ -89,13 +89,13 @@ func newGateFor(t *testing.T, p gate.Provider, upstream string) *gate.Gate {
 }
 
 // grant issues an Anthropic grant for model.
-func grant(t *testing.T, g *gate.Gate, model string) (gate.Grant, secret.Value) {
+func grant(t testing.TB, g *gate.Gate, model string) (gate.Grant, secret.Value) {
 	return grantFor(t, g, gate.Anthropic, model)
 }
 
 // grantFor issues a grant for provider p and model and returns it and
 // its phantom.
-func grantFor(t *testing.T, g *gate.Gate, p gate.Provider, model string) (gate.Grant, secret.Value) {
+func grantFor(t testing.TB, g *gate.Gate, p gate.Provider, model string) (gate.Grant, secret.Value) {
 	t.Helper()
 	ref, _ := secret.ParseRef("env:REAL_KEY")
 	gr, ph, err := g.Grant(context.Background(), gate.Spec{Provider: p, Model: model, Job: "job-delegation",
@@ -108,7 +108,7 @@ func grantFor(t *testing.T, g *gate.Gate, p gate.Provider, model string) (gate.G
 }
 
 // newRunner is a runner over a sandbox that qualifies on first use.
-func newRunner(t *testing.T) *Runner {
+func newRunner(t testing.TB) *Runner {
 	t.Helper()
 	state := t.TempDir()
 	sb, err := sandbox.New(sandbox.Config{StateDir: state, AutoQualify: true})
@@ -140,7 +140,7 @@ func testCtx(t *testing.T) context.Context {
 
 // pinnedCLI returns <module root>/.tools/node_modules/.bin/name, failing
 // (never skipping) when it is missing.
-func pinnedCLI(t *testing.T, name string) string {
+func pinnedCLI(t testing.TB, name string) string {
 	t.Helper()
 	dir, _ := os.Getwd()
 	for {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -79,7 +80,6 @@ func idmappedTree(dir string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer unix.Close(ns)
 	tree, err := unix.OpenTree(fd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH)
 	if err != nil {
 		return nil, unavailable("candidate", "a clone of the workspace mount (open_tree)", err)
@@ -94,12 +94,39 @@ func idmappedTree(dir string) (*os.File, error) {
 	return os.NewFile(uintptr(tree), "candidate-lower"), nil
 }
 
-// idmapUserns returns a user namespace descriptor mapping uid and gid to
-// nobody. The namespace needs a process to be created by: a child that
-// stops at its first instruction (PTRACE_TRACEME stops it at execve,
-// before this binary's code runs) and is killed as soon as its namespace
-// is open.
+// idmapNamespaces caches one idmap user namespace descriptor per
+// workspace owner for the process's lifetime: a namespace lives as long
+// as a descriptor refers to it, and creating one costs a process start
+// (BenchmarkAgentProfiles: most of the candidate view's setup time).
+var idmapNamespaces struct {
+	sync.Mutex
+	fds map[[2]uint32]int
+}
+
+// idmapUserns returns a (cached, never closed) user namespace descriptor
+// mapping uid and gid to nobody.
 func idmapUserns(uid, gid uint32) (int, error) {
+	idmapNamespaces.Lock()
+	defer idmapNamespaces.Unlock()
+	if fd, ok := idmapNamespaces.fds[[2]uint32{uid, gid}]; ok {
+		return fd, nil
+	}
+	fd, err := newIdmapUserns(uid, gid)
+	if err != nil {
+		return -1, err
+	}
+	if idmapNamespaces.fds == nil {
+		idmapNamespaces.fds = map[[2]uint32]int{}
+	}
+	idmapNamespaces.fds[[2]uint32{uid, gid}] = fd
+	return fd, nil
+}
+
+// newIdmapUserns creates the namespace. It needs a process to be created
+// by: a child that stops at its first instruction (PTRACE_TRACEME stops
+// it at execve, before this binary's code runs) and is killed as soon as
+// its namespace is open.
+func newIdmapUserns(uid, gid uint32) (int, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return -1, unavailable("candidate", "this executable, to create an idmap namespace", err)
