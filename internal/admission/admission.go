@@ -182,6 +182,9 @@ func (a *Admitter) Reject(ctx context.Context, id, workspace, actor string) erro
 	if err == nil {
 		err = sameWorkspace(j, workspace)
 	}
+	if _, perr := os.Stat(a.pendingPath(id)); err == nil && perr == nil {
+		err = fault.New(fault.SessionBusy, ReasonInProgress, "An admission of this job is in progress.").WithRetry()
+	}
 	if err == nil {
 		err = a.o.Jobs.Reject(ctx, id, actor)
 	}

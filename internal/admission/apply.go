@@ -40,7 +40,33 @@ func (a *Admitter) apply(ctx context.Context, j job.Job, r Request) (Result, err
 	if err := a.stage(ctx, p, jr); err != nil {
 		return Result{}, err
 	}
+	defer p.lock.Close()
 	return a.finish(ctx, jr)
+}
+
+// claim takes the job's pending lock and records the staging directory in
+// it. A held lock, or a pending marker left by a dead process (recovered
+// by [New]), is SESSION_BUSY admission.in_progress.
+func (a *Admitter) claim(jr *journal) (*os.File, error) {
+	busy := fault.New(fault.SessionBusy, ReasonInProgress, "Another admission of this job is in progress.").WithRetry()
+	if _, err := os.Stat(a.pendingPath(jr.Job)); err == nil {
+		return nil, busy
+	}
+	f, ok, err := lockPending(a.pendingPath(jr.Job))
+	switch {
+	case err != nil && errors.Is(err, errors.ErrUnsupported):
+		return nil, fault.New(fault.Unsupported, ReasonDevice, "Atomic admission is not available on this platform.")
+	case err != nil:
+		return nil, applyError(err)
+	case !ok:
+		return nil, busy
+	}
+	if _, err := f.WriteString(jr.Staging); err != nil || f.Sync() != nil {
+		f.Close()
+		os.Remove(a.pendingPath(jr.Job))
+		return nil, applyError(err)
+	}
+	return f, nil
 }
 
 func (a *Admitter) step(n int) {
@@ -53,20 +79,16 @@ func (a *Admitter) step(n int) {
 // checkout and commits the journal. On any failure before the commit
 // point it removes what it staged.
 func (a *Admitter) stage(ctx context.Context, p *plan, jr *journal) (err error) {
-	f, err := os.OpenFile(a.pendingPath(jr.Job), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	lock, err := a.claim(jr)
 	if err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fault.New(fault.SessionBusy, ReasonInProgress, "Another admission of this job is in progress.").WithRetry()
-		}
-		return applyError(err)
+		return err
 	}
-	f.WriteString(jr.Staging)
-	f.Sync()
-	f.Close()
+	p.lock = lock
 	defer func() {
 		if err != nil {
 			os.RemoveAll(jr.Staging)
 			os.Remove(a.pendingPath(jr.Job))
+			lock.Close()
 		}
 	}()
 	if err := os.Mkdir(jr.Staging, 0o700); err != nil {

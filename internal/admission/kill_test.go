@@ -12,8 +12,10 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/job"
 	"github.com/coagent8/coagent8/internal/store"
 )
@@ -47,7 +49,17 @@ func killChild(v string) int {
 		return 2
 	}
 	kill := func(step int) {
-		if step == at {
+		switch {
+		case at < 0 && step == -at:
+			// Pause: tell the parent, wait for its go-ahead.
+			os.WriteFile(filepath.Join(state, "paused"), nil, 0o600)
+			for {
+				if _, err := os.Stat(filepath.Join(state, "go")); err == nil {
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		case step == at:
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			select {}
 		}
@@ -55,6 +67,9 @@ func killChild(v string) int {
 	a, err := New(ctx, Options{Jobs: jobs, Env: config.FromOS(), StateDir: state, testOnlyStep: kill})
 	if err == nil {
 		_, err = a.Admit(ctx, Request{Job: id, Workspace: ws, Actor: "child"})
+	}
+	if at < 0 && err == nil {
+		return 0
 	}
 	fmt.Fprintln(os.Stderr, "not killed:", err)
 	return 3
@@ -99,4 +114,45 @@ func TestKillDuringAdmission(t *testing.T) {
 			assertClean(t, f)
 		})
 	}
+}
+
+// TestRecoveryLeavesLiveAdmissionAlone: a coagent8 that starts while
+// another process is between staging and commit does not discard that
+// admission's staging (its pending lock is held), and the admission then
+// completes.
+func TestRecoveryLeavesLiveAdmissionAlone(t *testing.T) {
+	edits := []edit{{path: "a.go", content: "package a\n"}, {path: "n.txt", content: "n\n"}}
+	f := newFixture(t, baseFiles)
+	want := f.candidate(edits...).Tree
+	id := f.job(edits...)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %s %s %d", childEnv, f.state, id, f.ws, -stepStaged))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(f.state, "paused")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("child never reached the staged step")
+		}
+	}
+	f.open() // another coagent8 starts: recovery runs
+	staged, _ := filepath.Glob(filepath.Join(f.ws, ".git", "coagent8-admit-*"))
+	if len(staged) != 1 {
+		t.Errorf("recovery removed a live admission's staging: %v", staged)
+	}
+	if err := f.adm.Reject(context.Background(), id, f.ws, "test"); fault.From(err).Reason != ReasonInProgress {
+		t.Errorf("reject during an admission: %v, want %s", err, ReasonInProgress)
+	}
+	os.WriteFile(filepath.Join(f.state, "go"), nil, 0o600)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("paused admission failed: %v", err)
+	}
+	if got := worktreeTree(t, f.ws); got != want {
+		t.Errorf("tree %s, want %s", got, want)
+	}
+	assertClean(t, f)
 }

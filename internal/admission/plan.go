@@ -29,6 +29,7 @@ type plan struct {
 	after    map[string]entry
 	ops      []op
 	threeWay bool
+	lock     *os.File // the pending lock, held from staging to the end
 }
 
 // makePlan applies the patch to a scratch index holding the checkout's

@@ -10,36 +10,42 @@ import (
 
 // recover finishes every committed journal and discards every pending
 // admission without one (its staging directory only; the checkout was not
-// written before the commit point).
+// written before the commit point). An entry whose pending lock a live
+// process holds is in progress and left alone.
 func (a *Admitter) recover(ctx context.Context) error {
 	ents, err := os.ReadDir(a.dir)
 	if err != nil {
 		return err
 	}
+	ids := map[string]bool{}
 	for _, e := range ents {
 		name := e.Name()
-		switch {
-		case strings.HasSuffix(name, ".journal"):
-			if err := a.recoverJournal(ctx, filepath.Join(a.dir, name)); err != nil {
-				return err
+		for _, suf := range []string{".pending", ".journal"} {
+			if id, ok := strings.CutSuffix(name, suf); ok {
+				ids[id] = true
 			}
-		case strings.HasSuffix(name, ".journal.tmp"):
-			os.Remove(filepath.Join(a.dir, name))
 		}
 	}
-	ents, _ = os.ReadDir(a.dir)
-	for _, e := range ents {
-		if id, ok := strings.CutSuffix(e.Name(), ".pending"); ok {
-			if _, err := os.Stat(a.journalPath(id)); os.IsNotExist(err) {
-				a.discardPending(id)
-			}
+	for id := range ids {
+		if err := a.recoverOne(ctx, id); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-func (a *Admitter) recoverJournal(ctx context.Context, path string) error {
-	b, err := os.ReadFile(path)
+func (a *Admitter) recoverOne(ctx context.Context, id string) error {
+	lock, ok, err := lockPending(a.pendingPath(id))
+	if err != nil || !ok {
+		return nil // in progress elsewhere, or no locking here: leave it
+	}
+	defer lock.Close()
+	os.Remove(a.journalPath(id) + ".tmp")
+	b, err := os.ReadFile(a.journalPath(id))
+	if os.IsNotExist(err) {
+		a.discardPending(id)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -50,7 +56,6 @@ func (a *Admitter) recoverJournal(ctx context.Context, path string) error {
 	_, err = a.finish(ctx, &jr)
 	return err
 }
-
 func (a *Admitter) discardPending(id string) {
 	p := a.pendingPath(id)
 	if b, err := os.ReadFile(p); err == nil {
