@@ -1,17 +1,13 @@
 package admission
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
+	"sort"
+	"sync"
 
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
@@ -111,78 +107,55 @@ func (a *Admitter) stage(ctx context.Context, p *plan, jr *journal) (err error) 
 	return nil
 }
 
-// writeStaged reads the new blobs from the scratch area (one cat-file
-// batch) and writes them as files and symlinks in the staging directory.
+// writeStaged checks the scratch index out below the staging directory
+// (`git checkout-index --prefix`: the same content conversion, modes and
+// symbolic links as git apply writing the work tree), derives the
+// operations from what it wrote, and fsyncs the files in parallel (one
+// file system journal commit covers most of them).
 func (a *Admitter) writeStaged(ctx context.Context, p *plan, jr *journal) error {
-	var ids bytes.Buffer
-	for _, o := range p.ops {
-		if o.id != "" {
-			ids.WriteString(o.id + "\n")
-		}
-	}
-	out, err := p.s.Git(ctx, "", ids.Bytes(), "cat-file", "--batch")
-	if err != nil {
+	if _, err := p.s.Git(ctx, p.repo.Top, nil, "checkout-index", "-a", "-f", "--prefix="+jr.Staging+string(filepath.Separator)); err != nil {
 		return applyError(err)
 	}
-	br := bufio.NewReader(bytes.NewReader(out))
-	for i := range p.ops {
-		o := &p.ops[i]
-		if o.id == "" {
-			jr.Ops = append(jr.Ops, *o)
-			continue
+	var dels, puts []op
+	for _, path := range p.paths {
+		st, err := os.Lstat(filepath.Join(jr.Staging, filepath.FromSlash(path)))
+		switch {
+		case err == nil && !st.IsDir():
+			puts = append(puts, op{Target: path, Staged: path})
+		case p.pre[path].exists:
+			dels = append(dels, op{Target: path})
 		}
-		data, err := readBatch(br, o.id)
-		if err != nil {
-			return applyError(err)
-		}
-		o.Staged = strconv.Itoa(i)
-		if err := writeOne(filepath.Join(jr.Staging, o.Staged), o.mode, data); err != nil {
-			return applyError(err)
-		}
-		jr.Ops = append(jr.Ops, *o)
 	}
-	return syncDir(jr.Staging)
+	sort.Slice(dels, func(i, k int) bool { return dels[i].Target > dels[k].Target })
+	jr.Ops = append(dels, puts...)
+	return syncAll(jr.Staging, puts)
 }
 
-// readBatch reads one "<id> blob <size>\n<data>\n" record.
-func readBatch(br *bufio.Reader, id string) ([]byte, error) {
-	hdr, err := br.ReadString('\n')
+// syncAll fsyncs the staged regular files concurrently, then the staging
+// directories.
+func syncAll(staging string, puts []op) error {
+	errs := make([]error, len(puts))
+	var wg sync.WaitGroup
+	for i, o := range puts {
+		wg.Go(func() { errs[i] = syncFile(filepath.Join(staging, filepath.FromSlash(o.Staged))) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return applyError(err)
+	}
+	return syncDir(staging)
+}
+
+func syncFile(path string) error {
+	if st, err := os.Lstat(path); err != nil || !st.Mode().IsRegular() {
+		return err // a symlink's target is in its directory entry
+	}
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
-	}
-	f := strings.Fields(hdr)
-	if len(f) != 3 || f[0] != id || f[1] != "blob" {
-		return nil, fmt.Errorf("cat-file: unexpected header %q", strings.TrimSpace(hdr))
-	}
-	n, err := strconv.Atoi(f[2])
-	if err != nil {
-		return nil, err
-	}
-	data := make([]byte, n+1)
-	if _, err := io.ReadFull(br, data); err != nil {
-		return nil, err
-	}
-	return data[:n], nil
-}
-
-// writeOne writes a staged file with git's mode (100644, 100755, 120000).
-func writeOne(path, mode string, data []byte) error {
-	switch mode {
-	case "120000":
-		return os.Symlink(string(data), path)
-	case "100755":
-		return writeMode(path, data, 0o755)
-	case "100644":
-		return writeMode(path, data, 0o644)
-	}
-	return fmt.Errorf("unsupported git mode %s", mode)
-}
-
-func writeMode(path string, data []byte, perm fs.FileMode) error {
-	if err := writeSync(path, data, perm); err != nil {
 		return err
 	}
-	return os.Chmod(path, perm) // not narrowed by the umask: the mode is the patch's
+	defer f.Close()
+	return f.Sync()
 }
 
 // recheck refuses when a touched path changed since it was planned.

@@ -14,10 +14,12 @@
 //     applies the patch to it, falling back to `--3way` when the checkout
 //     moved since the base. A conflict is reported with its paths and the
 //     admission ends: the checkout is byte-identical.
-//  2. Stage: every new file, symlink and mode is written and fsynced into a
-//     staging directory inside the repository's git directory (the same
-//     file system as the work tree, so rename(2) is atomic), announced by a
-//     pending marker in the state directory.
+//  2. Stage: `git checkout-index --prefix` writes every new file, symlink
+//     and mode (with the same content conversion git apply uses for the
+//     work tree) into a staging directory inside the repository's git
+//     directory (the same file system as the work tree, so rename(2) is
+//     atomic); the files are fsynced. A pending marker in the state
+//     directory, flock'ed by the admitting process, announces it.
 //  3. Commit: the journal (the list of renames and removals) is written,
 //     fsynced and renamed into place. This rename is the commit point.
 //  4. Roll forward: each operation is idempotent (rename a staged file over

@@ -14,8 +14,6 @@ import (
 type op struct {
 	Target string `json:"target"`
 	Staged string `json:"staged,omitempty"`
-
-	mode, id string // plan only
 }
 
 // journal is the committed record of an admission (see the package doc).

@@ -26,7 +26,6 @@ type plan struct {
 	patch    []byte
 	paths    []string
 	pre      map[string]fileState
-	after    map[string]entry
 	ops      []op
 	threeWay bool
 	lock     *os.File // the pending lock, held from staging to the end
@@ -36,7 +35,7 @@ type plan struct {
 // current version of the touched paths and derives the operations.
 func makePlan(ctx context.Context, repo *gitrepo.Repo, s *gitrepo.Scratch, patch []byte) (*plan, error) {
 	p := &plan{repo: repo, s: s, patch: patch}
-	steps := []func(context.Context) error{p.touched, p.snapshot, p.apply, p.diff}
+	steps := []func(context.Context) error{p.touched, p.snapshot, p.apply}
 	for _, f := range steps {
 		if err := f(ctx); err != nil {
 			return nil, err
@@ -52,6 +51,9 @@ func applyError(err error) error {
 // touched lists every path the patch names (old and new), refusing any
 // the scan would refuse and any below a symbolic link of the checkout.
 func (p *plan) touched(ctx context.Context) error {
+	if gitlink(p.patch) {
+		return fault.New(fault.PolicyDenied, ReasonPath, "The patch changes a submodule, which admission does not write.")
+	}
 	names, ok := patchPaths(p.patch)
 	if !ok {
 		out, err := p.s.Git(ctx, "", p.patch, "apply", "--numstat", "-z", "-")
@@ -77,6 +79,18 @@ func (p *plan) touched(ctx context.Context) error {
 	}
 	sort.Strings(p.paths)
 	return nil
+}
+
+// gitlink reports whether a patch header names mode 160000 (a submodule).
+func gitlink(patch []byte) bool {
+	for _, line := range bytes.Split(patch, []byte("\n")) {
+		for _, pre := range []string{"new file mode ", "deleted file mode ", "old mode ", "new mode ", "index "} {
+			if bytes.HasPrefix(line, []byte(pre)) && bytes.HasSuffix(line, []byte("160000")) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // numstatPaths parses `git apply --numstat -z`: "A\tD\tpath\0", or for a
@@ -190,35 +204,6 @@ func lsEntries(out []byte, err error) []lsEntry {
 		}
 	}
 	return es
-}
-
-// diff compares the scratch index before (the checkout) and after the
-// apply and turns the difference into operations: removals first, deepest
-// first, then writes.
-func (p *plan) diff(ctx context.Context) error {
-	out, err := p.s.Git(ctx, "", nil, "ls-files", "-s", "-z")
-	if err != nil {
-		return applyError(err)
-	}
-	p.after = map[string]entry{}
-	for _, e := range lsEntries(out, nil) {
-		p.after[e.path] = e.entry
-	}
-	var dels, puts []op
-	for _, path := range p.paths {
-		e, ok := p.after[path]
-		switch {
-		case !ok && p.pre[path].exists:
-			dels = append(dels, op{Target: path})
-		case ok && e.mode == "160000":
-			return fault.New(fault.PolicyDenied, ReasonPath, fmt.Sprintf("The patch changes a submodule: %q.", path)).With("path", path)
-		case ok:
-			puts = append(puts, op{Target: path, mode: e.mode, id: e.id})
-		}
-	}
-	sort.Slice(dels, func(i, k int) bool { return dels[i].Target > dels[k].Target })
-	p.ops = append(dels, puts...)
-	return nil
 }
 
 // fileState is what a touched path was when planned.
