@@ -45,14 +45,14 @@ func BenchmarkClaudeJob(b *testing.B) {
 			double := providertest.NewAnthropicTools(b, providertest.Options{Default: providertest.Reply{Text: "DONE"}},
 				tools("/job/workspace")...)
 			g := newGate(b, double.URL())
-			_, phantom := grant(b, g, model)
+			gr, phantom := grant(b, g, model)
 			ws, dir := b.TempDir(), b.TempDir()
 			if err := os.WriteFile(filepath.Join(ws, "main.txt"), []byte("hello old world\n"), 0o644); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
 			res, err := r.Run(context.Background(), Job{Runtime: rt, Model: model, Prompt: "edit", Workspace: ws,
-				CandidateDir: dir, Phantom: phantom, Gate: g})
+				CandidateDir: dir, Phantom: phantom, Grant: gr.ID, Gate: g})
 			if err != nil || !res.Receipt.Exit.Success() || len(res.Changes) != 2 {
 				b.Fatalf("run: %v %+v %v", err, res.Receipt.Exit, res.Changes)
 			}

@@ -4,10 +4,15 @@ package delegation
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/coagent8/coagent8/internal/gate"
+	"github.com/coagent8/coagent8/internal/sandbox"
 
 	"github.com/coagent8/coagent8/internal/providertest"
 )
@@ -33,7 +38,7 @@ func TestClaudeCodeCandidateThroughGate(t *testing.T) {
 		providertest.ToolUse{Name: "Edit", Input: map[string]any{"file_path": file, "old_string": "old world", "new_string": "new world"}},
 		providertest.ToolUse{Name: "Bash", Input: map[string]any{"command": cmd, "description": "record"}})
 	g := newGate(t, double.URL())
-	_, phantom := grant(t, g, model)
+	gr, phantom := grant(t, g, model)
 
 	ws, dir := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "main.txt"), []byte("hello old world\n"), 0o644); err != nil {
@@ -50,7 +55,7 @@ func TestClaudeCodeCandidateThroughGate(t *testing.T) {
 		t.Errorf("qualification %+v", q)
 	}
 	res, err := r.Run(testCtx(t), Job{Runtime: rt, Model: model, Prompt: "Edit main.txt, then record the run.",
-		Workspace: ws, CandidateDir: dir, Phantom: phantom, Gate: g, Stdout: &out, Stderr: &errb})
+		Workspace: ws, CandidateDir: dir, Phantom: phantom, Grant: gr.ID, Gate: g, Stdout: &out, Stderr: &errb})
 	if err != nil {
 		t.Fatalf("run: %v\nstdout %s\nstderr %s", err, out.String(), errb.String())
 	}
@@ -115,4 +120,51 @@ func flatten(h map[string][]string) []string {
 		out = append(out, k+":"+strings.Join(v, ","))
 	}
 	return out
+}
+
+// TestCancelRevokesGrant: cancelling a delegated job while the model's
+// answer is streaming ends the whole tree (the job's cgroup verified
+// empty) and revokes its grant, which cuts the stream at the gate, in
+// one step (issue 15 scope 6, test "cancelling mid-stream leaves no
+// process and a revoked grant").
+func TestCancelRevokesGrant(t *testing.T) {
+	rt, err := ResolveRuntime(pinnedCLI(t, "claude"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const model = "claude-sonnet-4-5"
+	double := providertest.NewAnthropic(t, providertest.Options{Default: providertest.Reply{Text: strings.Repeat("slow ", 400),
+		Chunks: 400, ChunkDelay: 100 * time.Millisecond}})
+	g := newGate(t, double.URL())
+	gr, phantom := grant(t, g, model)
+	r := newRunner(t)
+	qualify(t, r, rt)
+	ctx, cancel := context.WithCancel(testCtx(t))
+	go func() {
+		for double.ActiveStreams() == 0 && ctx.Err() == nil {
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(300 * time.Millisecond) // mid-stream
+		cancel()
+	}()
+	start := time.Now()
+	res, err := r.Run(ctx, Job{Runtime: rt, Model: model, Prompt: "p", Workspace: t.TempDir(), CandidateDir: t.TempDir(),
+		Phantom: phantom, Grant: gr.ID, Gate: g})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if res.Receipt.Exit.Class != sandbox.ExitCancelled || !res.Receipt.TreeEmpty {
+		t.Errorf("exit %+v tree_empty %v, want cancelled with the tree verified gone", res.Receipt.Exit, res.Receipt.TreeEmpty)
+	}
+	if got, err := g.Inspect(context.Background(), gr.ID); err != nil || got.State != gate.Revoked {
+		t.Errorf("grant state %q (%v), want revoked", got.State, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for double.ActiveStreams() != 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := double.ActiveStreams(); n != 0 {
+		t.Errorf("%d upstream streams still open after the cancel", n)
+	}
+	t.Logf("cancelled after %v", time.Since(start))
 }

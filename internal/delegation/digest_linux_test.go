@@ -42,7 +42,7 @@ func TestChangedRuntimeRefuses(t *testing.T) {
 	job := func(rt Runtime) Job {
 		ws, cand := t.TempDir(), t.TempDir()
 		return Job{Runtime: rt, Model: "claude-sonnet-4-5", Prompt: "p", Workspace: ws, CandidateDir: cand,
-			Phantom: secret.New("phantom-synthetic"), Gate: newGate(t, double.URL())}
+			Phantom: secret.New("phantom-synthetic"), Grant: "grant-unused", Gate: newGate(t, double.URL())}
 	}
 	want := func(name string, err error, reason string) {
 		t.Helper()

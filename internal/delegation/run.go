@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -33,13 +34,23 @@ type Job struct {
 	// CLI gets.
 	Phantom secret.Value
 	// Gate serves the sandbox's only network channel (a *gate.Gate).
-	Gate http.Handler
+	Gate Gate
+	// Grant is the id of the grant Phantom belongs to: revoked when the
+	// job is cancelled or its startup report refuses it.
+	Grant string
 	// Limits are the sandbox limits; zero fields take the sandbox's
 	// defaults, memory 2 GiB.
 	Limits sandbox.Limits
 	// Stdout receives the CLI's stream-json output as it arrives (nil
 	// discards); Stderr its diagnostics.
 	Stdout, Stderr io.Writer
+}
+
+// Gate is what a job needs of the provider gate (*gate.Gate).
+type Gate interface {
+	http.Handler
+	// Revoke ends grant id and cuts its streams in flight.
+	Revoke(ctx context.Context, id string) error
 }
 
 // Result is a finished job.
@@ -63,14 +74,20 @@ type Result struct {
 // before anything starts: fault.SandboxUnavailable reason
 // "delegation.runtime_unqualified" or "delegation.runtime_digest".
 func (r *Runner) Run(ctx context.Context, j Job) (Result, error) {
-	if j.Phantom.IsZero() || j.Gate == nil || j.Model == "" {
-		return Result{}, fault.New(fault.InvalidInput, "delegation.job", "a delegated job needs a model, a phantom credential and a gate")
+	if j.Phantom.IsZero() || j.Gate == nil || j.Model == "" || j.Grant == "" {
+		return Result{}, fault.New(fault.InvalidInput, "delegation.job", "a delegated job needs a model, a grant, its phantom credential and a gate")
 	}
 	if _, err := r.requireQualified(j.Runtime); err != nil {
 		return Result{}, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Cancellation, the caller's or the report watch's, revokes the grant
+	// (cutting its streams at the gate) as the sandbox kills the tree:
+	// neither outlives the other.
+	revoked := make(chan error, 1)
+	stopRevoke := context.AfterFunc(ctx, func() { revoked <- j.Gate.Revoke(context.WithoutCancel(ctx), j.Grant) })
+	defer stopRevoke()
 	watch := newReportWatch(orDiscard(j.Stdout), j.Model, cancel)
 	spec := claudeSpec(j, sandbox.DefaultGatePort)
 	spec.Stdout, spec.Stderr = watch, orDiscard(j.Stderr)
@@ -79,6 +96,15 @@ func (r *Runner) Run(ctx context.Context, j Job) (Result, error) {
 		_ = srv.Serve(ln)
 	}
 	rec, err := r.sb.RunAgent(ctx, spec)
+	if ctx.Err() != nil {
+		rerr := j.Gate.Revoke(context.WithoutCancel(ctx), j.Grant) // idempotent; covers an AfterFunc not yet started
+		if !stopRevoke() {
+			rerr = errors.Join(rerr, <-revoked)
+		}
+		if rerr != nil && err == nil {
+			err = fault.Wrap(fault.ProcessError, "delegation.revoke", "the job was cancelled but its grant could not be revoked", rerr)
+		}
+	}
 	if err != nil {
 		return Result{Receipt: rec}, err
 	}
