@@ -35,6 +35,16 @@
 // . Every refusal records exactly one security event with the
 // backend, model, rule and reason — never prompt text.
 //
+// # Who answered
+//
+// A decline or cancel is worded as the user's only when a person could
+// have given it: one that arrives within [HumanFloor] of the question is
+// the host's own (codex exec declines every elicitation at once; hosts
+// that cannot show a form cancel it unseen), and its message says the host
+// answered, not the user (issue 19 items 15, 16). The reason stays
+// consent.declined or consent.cancelled; the details answered_by ("host"
+// or "user") and answer_ms carry the measurement.
+//
 // # Security model
 //
 // The calling agent cannot grant consent: no tool argument is read here,

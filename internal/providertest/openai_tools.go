@@ -12,6 +12,10 @@ import (
 type FunctionCall struct {
 	Name      string
 	Arguments map[string]any
+	// Namespace, when set, is the tool namespace the CLI declared the
+	// function in (Codex 0.169.0 puts an MCP server's tools in
+	// "mcp__<server>").
+	Namespace string
 }
 
 // NewOpenAITools starts a Responses API double whose first len(calls)
@@ -54,6 +58,9 @@ func (o *OpenAI) functionCall(w http.ResponseWriter, r *http.Request, c Function
 	args, _ := json.Marshal(c.Arguments)
 	item := map[string]any{"id": "fc_test01", "type": "function_call", "status": "completed",
 		"call_id": "call_test01", "name": c.Name, "arguments": string(args)}
+	if c.Namespace != "" {
+		item["namespace"] = c.Namespace
+	}
 	s := newSSE(w, Reply{})
 	seq := 0
 	ev := func(name string, m map[string]any) {
