@@ -15,6 +15,16 @@
 //
 // Failures are typed from the stream (assistant error category, API
 // status, errors[] prefix), never from stderr (backends.md §2).
+//
+// # Records and models
+//
+// Stdout is read with [jsonl] at [adapter.RecordLimits]: the startup report
+// must fit [adapter.MaxRecordBytes] as written; a longer record is reduced
+// as it streams, its answer kept to [adapter.MaxAnswerBytes] (then
+// Result.Truncated), and one whose structure had to be cut fails the turn
+// unless it is a tool result, which is never read. Every record that names
+// the answering model (assistant, message_start) must name the startup
+// report's, else POLICY_DENIED consent.model_mismatch.
 package claude
 
 import (

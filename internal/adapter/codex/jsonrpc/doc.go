@@ -15,6 +15,9 @@
 //
 // # Limits
 //
-// Records are read through a bounded line decoder (max bytes per record);
-// each call has its own timeout through its context.
+// Records are read through a bounded decoder ([jsonl.Reader]): a record
+// over its limit arrives reduced, and only a notification is ever handled
+// from a reduction (the Handler is told how it was cut); a reduced response
+// fails its call with [*RecordLimitError] and a reduced request is refused
+// unread. Each call has its own timeout through its context.
 package jsonrpc
