@@ -176,6 +176,10 @@ func TestAdmitRefusals(t *testing.T) {
 	if _, err := f.admit(tainted, AckTainted); err != nil {
 		t.Fatalf("acknowledged taint: %v", err)
 	}
+	ev := f.events.Events()
+	if last := ev[len(ev)-1]; last.Reason != "admission.admitted" || last.IDs["ack"] != AckTainted {
+		t.Errorf("admission event of a tainted job = %+v, want the acknowledgement recorded", last)
+	}
 	if _, err := f.admit(tainted, AckTainted); fault.From(err).Reason != "admission.admitted" {
 		t.Errorf("second admission: %v", err)
 	}

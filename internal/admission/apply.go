@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/coagent8/coagent8/internal/event"
@@ -32,7 +33,7 @@ func (a *Admitter) apply(ctx context.Context, j job.Job, r Request) (Result, err
 	}
 	a.step(stepPlanned)
 	jr := &journal{Job: j.ID, Digest: j.Candidate.Digest, Actor: r.Actor, Top: repo.Top,
-		Staging: filepath.Join(repo.GitDir, "coagent8-admit-"+j.ID), ThreeWay: p.threeWay}
+		Staging: filepath.Join(repo.GitDir, "coagent8-admit-"+j.ID), ThreeWay: p.threeWay, Ack: r.Ack}
 	if err := a.stage(ctx, p, jr); err != nil {
 		return Result{}, err
 	}
@@ -57,7 +58,10 @@ func (a *Admitter) claim(jr *journal) (*os.File, error) {
 	case !ok:
 		return nil, busy
 	}
-	if _, err := f.WriteString(jr.Staging); err != nil || f.Sync() != nil {
+	// Not fsynced: the marker matters while its process lives (the lock)
+	// and after a crash only to find a staging directory to discard; the
+	// journal is the durable record.
+	if _, err := f.WriteString(jr.Staging); err != nil {
 		f.Close()
 		os.Remove(a.pendingPath(jr.Job))
 		return nil, applyError(err)
@@ -183,8 +187,11 @@ func (a *Admitter) finish(ctx context.Context, jr *journal) (Result, error) {
 	if err := a.o.Jobs.MarkAdmitted(ctx, jr.Job, jr.Actor, jr.Digest); err != nil && !fault.HasCode(err, fault.InvalidInput) {
 		return Result{}, err
 	}
-	a.o.Events.Record(event.Event{Type: event.TypeDecision, Reason: "admission.admitted",
-		IDs: map[string]string{"job": jr.Job, "actor": jr.Actor, "digest": jr.Digest}})
+	ids := map[string]string{"job": jr.Job, "actor": jr.Actor, "digest": jr.Digest}
+	if len(jr.Ack) > 0 {
+		ids["ack"] = strings.Join(jr.Ack, ",")
+	}
+	a.o.Events.Record(event.Event{Type: event.TypeDecision, Reason: "admission.admitted", IDs: ids})
 	a.cleanup(jr)
 	res := Result{Job: jr.Job, Digest: jr.Digest, ThreeWay: jr.ThreeWay}
 	for _, o := range jr.Ops {

@@ -24,7 +24,9 @@ type journal struct {
 	Top      string `json:"top"`
 	Staging  string `json:"staging"`
 	ThreeWay bool   `json:"three_way"`
-	Ops      []op   `json:"ops"`
+	// Ack lists what the user acknowledged (e.g. the taint).
+	Ack []string `json:"ack,omitempty"`
+	Ops []op     `json:"ops"`
 }
 
 func (a *Admitter) journalPath(id string) string { return filepath.Join(a.dir, id+".journal") }
