@@ -12,12 +12,15 @@ import (
 
 // policyVersion changes whenever the enforcement changes in a way the
 // filter or rule digests below would not show (mount plan, id mapping).
-const policyVersion = "task-sandbox/3"
+const policyVersion = "task-sandbox/4"
 
 var policyDigest = sync.OnceValue(func() string {
 	h := sha256.New()
 	f := filterDigest()
-	fmt.Fprintf(h, "%s\nseccomp %x\nlandlock %v\nrules %v\nsystem %s\netc %s\ndev %s\n", policyVersion, f,
+	// The agent filter is part of it: qualification also probes the
+	// agent profile (agent_* probes), and RunAgent requires the record.
+	fmt.Fprintf(h, "%s\nseccomp %x\nagent seccomp %x\nlandlock %v\nrules %v\nsystem %s\netc %s\ndev %s\n", policyVersion, f,
+		progDigest(buildAgentFilter()),
 		landlockConfig, landlockRules, strings.Join(systemDirs, ","), strings.Join(etcBinds, ","), strings.Join(devNodes, ","))
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 })

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -50,7 +51,7 @@ var insideProbes = map[string]func(args []string) (bool, string){
 	"fds": probeFDs, "proc": probeProc, "env": probeEnv, "userns": probeUserns,
 	"families": probeFamilies, "ptrace": probePtrace, "argv": probeArgv,
 	"tree_kill": probeTreeKill, "fork_bomb": probeForkBomb, "memory": probeMemory,
-	"_daemon": probeDaemon, "_sleeper": probeSleeper,
+	"_daemon": probeDaemon, "_sleeper": probeSleeper, "gate": probeGate,
 }
 
 func probeMain(name string, args []string) int {
@@ -117,6 +118,22 @@ func probeTCP(args []string) (bool, string) {
 		at["tcp "+a] = err
 	}
 	return allFail(at)
+}
+
+// probeGate checks the agent profile's one channel: an exchange with the
+// gate at 127.0.0.1:args[0] works ("contained" = the profile is usable).
+func probeGate(args []string) (bool, string) {
+	c, err := net.DialTimeout("tcp", "127.0.0.1:"+args[0], 2*time.Second)
+	if err != nil {
+		return false, "gate unreachable: " + err.Error()
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 4)
+	if _, err = c.Write([]byte("ping")); err == nil {
+		_, err = io.ReadFull(c, buf)
+	}
+	return err == nil && string(buf) == "pong", fmt.Sprintf("gate answered %q (%v)", buf, err)
 }
 
 func probeUDP(args []string) (bool, string) {

@@ -7,12 +7,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/fault"
@@ -21,7 +23,13 @@ import (
 // probeCase is one containment probe: an optional host-side setup, the run
 // inside the sandbox, and a host-side verdict over the receipt and output.
 type probeCase struct {
-	name   string
+	name string
+	// inside is the probe run inside the sandbox ("" = name).
+	inside string
+	// agent runs the probe in the agent profile (gate channel at
+	// DefaultGatePort, served by probeHost.gate or a listener that
+	// accepts and closes).
+	agent  bool
 	limits Limits
 	env    []string
 	// setup returns the probe's arguments and a host-side check run after
@@ -42,6 +50,7 @@ type probeCase struct {
 type probeHost struct {
 	dir     string
 	cleanup []func()
+	gate    func(net.Listener) // agent probes' gate; nil = accept and close
 }
 
 func (h *probeHost) onCleanup(f func()) { h.cleanup = append(h.cleanup, f) }
@@ -88,6 +97,15 @@ func probeCases() []probeCase {
 		{name: "tree_kill", cancelOn: "ready", expect: cancelledEmpty},
 		{name: "fork_bomb", limits: Limits{Pids: 32}, expect: pidsStopped},
 		{name: "memory", limits: Limits{Memory: 64 << 20, Tmp: 8 << 20}, expect: outOfMemory},
+		// The agent profile (issue 15 scope 2): its one channel works,
+		// and every other way out stays shut.
+		{name: "agent_gate", agent: true, inside: "gate", setup: hostGate},
+		{name: "agent_tcp", agent: true, inside: "tcp", setup: hostTCP},
+		{name: "agent_udp", agent: true, inside: "udp", setup: hostUDP},
+		{name: "agent_dns", agent: true, inside: "dns"},
+		{name: "agent_mptcp", agent: true, inside: "mptcp"},
+		{name: "agent_unix_sockets", agent: true, inside: "unix_sockets", setup: hostUnixSocket},
+		{name: "agent_abstract", agent: true, inside: "abstract", setup: hostAbstract},
 		{name: "caller_roots", hostOnly: callerRoots},
 		{name: "fail_open", hostOnly: failOpen},
 	}
@@ -164,7 +182,7 @@ func (s *Sandbox) runProbe(ctx context.Context, pc probeCase) (ProbeResult, erro
 	if pc.foreignABI {
 		ctl = controlRun(ctx, pc.name)
 	}
-	r, out, err := s.runProbeJob(ctx, pc, args, dir)
+	r, out, err := s.runProbeJob(ctx, pc, args, host)
 	if err != nil {
 		return ProbeResult{}, err
 	}
@@ -201,7 +219,8 @@ func failedDetail(detail string, r Receipt, out []byte, reported bool) string {
 }
 
 // runProbeJob runs this binary inside the sandbox in probe mode.
-func (s *Sandbox) runProbeJob(ctx context.Context, pc probeCase, args []string, dir string) (Receipt, []byte, error) {
+func (s *Sandbox) runProbeJob(ctx context.Context, pc probeCase, args []string, host *probeHost) (Receipt, []byte, error) {
+	dir := host.dir
 	lim, err := pc.limits.withDefaults()
 	if err != nil {
 		return Receipt{}, nil, err
@@ -217,7 +236,11 @@ func (s *Sandbox) runProbeJob(ctx context.Context, pc probeCase, args []string, 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	out.hit = cancel
-	j := job{path: probePath, args: append([]string{probeArg, pc.name}, args...), env: env, envRemoved: removed,
+	inside := pc.inside
+	if inside == "" {
+		inside = pc.name
+	}
+	j := job{path: probePath, args: append([]string{probeArg, inside}, args...), env: env, envRemoved: removed,
 		dir: insideWorkspace, limits: lim, stdout: out, stderr: out, artifactsTo: filepath.Join(dir, "collected"),
 		binds: []bind{{Src: "/proc/self/exe", Dst: probePath}}}
 	if j.binds[0].Src, err = os.Readlink("/proc/self/exe"); err != nil {
@@ -225,6 +248,12 @@ func (s *Sandbox) runProbeJob(ctx context.Context, pc probeCase, args []string, 
 	}
 	if err := os.Mkdir(j.artifactsTo, 0o700); err != nil {
 		return Receipt{}, nil, err
+	}
+	if pc.agent {
+		j.gate = &gateChannel{port: DefaultGatePort, serve: host.gate}
+		if j.gate.serve == nil {
+			j.gate.serve = acceptAndClose
+		}
 	}
 	r, err := s.runJob(ctx, j, "")
 	return r, out.bytes(), err
@@ -455,4 +484,39 @@ func failOpen(ctx context.Context, s *Sandbox) (bool, string) {
 		d = append(d, fmt.Sprintf("%s: %v", name, err))
 	}
 	return ok, strings.Join(d, "; ")
+}
+
+// hostGate serves the agent probe's gate: one exchange ("ping" → "pong")
+// is expected.
+func hostGate(h *probeHost) ([]string, func(Receipt) (bool, string)) {
+	var n atomic.Int64
+	h.gate = func(ln net.Listener) {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			go func() {
+				defer c.Close()
+				_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+				if _, err := io.ReadFull(c, make([]byte, 4)); err == nil {
+					_, _ = c.Write([]byte("pong"))
+				}
+			}()
+		}
+	}
+	return []string{strconv.Itoa(DefaultGatePort)}, func(Receipt) (bool, string) {
+		return n.Load() == 1, fmt.Sprintf("%d connections reached the gate", n.Load())
+	}
+}
+
+func acceptAndClose(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		c.Close()
+	}
 }
