@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -170,4 +171,66 @@ func (s *Sandbox) runAgentUnqualified(t *testing.T, spec AgentSpec) (Receipt, er
 		return Receipt{}, err
 	}
 	return s.runJob(testCtx(t), j, "test")
+}
+
+// TestCandidateGit: a Git repository as the candidate workspace: git
+// status, diff and commit work inside (the idmapped view gives the agent
+// the files' ownership, so there is no "dubious ownership"), the commit
+// lands in the candidate's upper layer only, and a pre-commit hook and
+// core.fsmonitor the agent writes stay in the candidate: the user's
+// repository, hooks and config included, is byte-identical afterwards
+// (issue 15 scope 1).
+func TestCandidateGit(t *testing.T) {
+	s := newTestSandbox(t)
+	ws, dir := t.TempDir(), t.TempDir()
+	writeTree(t, ws, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)...)
+		cmd.Dir = ws
+		cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=u", "GIT_AUTHOR_EMAIL=u@example.invalid", "GIT_COMMITTER_NAME=u", "GIT_COMMITTER_EMAIL=u@example.invalid"}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	git("add", ".")
+	git("commit", "-q", "-m", "base")
+	before := treeHash(t, ws)
+	canary := filepath.Join(t.TempDir(), "hook-ran")
+	script := `set -e; cd /job/workspace
+export GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=a@example.invalid GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=a@example.invalid
+echo changed >> a.txt; git status --porcelain; git diff --stat | tail -1
+git commit -qam "agent edit"; git log --oneline | wc -l
+printf '#!/bin/sh\ntouch ` + canary + `\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit
+git config core.fsmonitor "touch ` + canary + `"`
+	var out bytes.Buffer
+	r, err := s.runAgentUnqualified(t, AgentSpec{Spec: Spec{Path: "/usr/bin/dash", Args: []string{"-c", script}, Stdout: &out, Stderr: &out},
+		Gate: func(net.Listener) {}, Candidate: &Candidate{Workspace: ws, Dir: dir}})
+	if err != nil || !r.Exit.Success() {
+		t.Fatalf("run: %v exit %+v\n%s", err, r.Exit, out.String())
+	}
+	if got, want := out.String(), " M a.txt\n 1 file changed, 1 insertion(+)\n2\n"; got != want {
+		t.Errorf("git inside printed %q, want %q", got, want)
+	}
+	if after := treeHash(t, ws); after != before {
+		t.Errorf("the user's repository changed (tree hash %s -> %s)", before, after)
+	}
+	ch, err := candidate.Changes(ws, filepath.Join(dir, "upper"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]bool{}
+	for _, c := range ch {
+		paths[c.Path] = true
+	}
+	for _, p := range []string{"a.txt", ".git/hooks/pre-commit", ".git/config"} {
+		if !paths[p] {
+			t.Errorf("candidate changes lack %s (have %d changes)", p, len(ch))
+		}
+	}
+	if _, err := os.Stat(canary); !os.IsNotExist(err) {
+		t.Errorf("a hook the agent wrote ran (canary %v)", err)
+	}
 }
