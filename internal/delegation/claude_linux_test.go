@@ -111,6 +111,9 @@ func TestClaudeCodeCandidateThroughGate(t *testing.T) {
 			t.Errorf("change %s = %q, want %q (all: %v)", p, kinds[p], k, kinds)
 		}
 	}
+	if res.Grant.ID != gr.ID || res.Grant.Used.Requests != int64(len(reqs)) || res.Grant.Used.Tokens == 0 || res.Grant.Reserved != (gate.Counters{}) {
+		t.Errorf("grant after the job: %+v, want %d requests counted, tokens, nothing reserved", res.Grant, len(reqs))
+	}
 	t.Logf("receipt: profile %s, exit %s, run %.0f ms; report %+v", res.Receipt.Profile, res.Receipt.Exit.Class, res.Receipt.RunMS, res.Report)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/coagent8/coagent8/internal/candidate"
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/gate"
 	"github.com/coagent8/coagent8/internal/sandbox"
 	"github.com/coagent8/coagent8/internal/secret"
 )
@@ -51,7 +52,11 @@ type Gate interface {
 	http.Handler
 	// Revoke ends grant id and cuts its streams in flight.
 	Revoke(ctx context.Context, id string) error
+	// Inspect returns grant id with its counters.
+	Inspect(ctx context.Context, id string) (gate.Grant, error)
 }
+
+var _ Gate = (*gate.Gate)(nil)
 
 // Result is a finished job.
 type Result struct {
@@ -61,6 +66,9 @@ type Result struct {
 	Report Report
 	// Changes is the candidate's changed-file set against Workspace.
 	Changes []candidate.Change
+	// Grant is the job's grant after the run: its state and final
+	// counters (requests, tokens, spend), for the job's receipt.
+	Grant gate.Grant
 }
 
 // Run runs j in the runner's candidate profile with the gate as its only network
@@ -108,12 +116,35 @@ func (r *Runner) Run(ctx context.Context, j Job) (Result, error) {
 	if err != nil {
 		return Result{Receipt: rec}, err
 	}
+	gr, gerr := settled(ctx, j.Gate, j.Grant)
 	rep, err := watch.result()
 	if err != nil {
-		return Result{Receipt: rec}, err
+		return Result{Receipt: rec, Grant: gr}, err
 	}
 	ch, err := candidate.Changes(j.Workspace, j.CandidateDir+"/upper")
-	return Result{Receipt: rec, Report: rep, Changes: ch}, err
+	return Result{Receipt: rec, Report: rep, Changes: ch, Grant: gr}, errors.Join(err, gerr)
+}
+
+// settleWait bounds the wait for the gate to settle the job's last
+// stream after the CLI exited (its reservation is replaced by the
+// metered usage when the stream's end is seen).
+const settleWait = 2 * time.Second
+
+// settled returns grant id once no reservation is open, or as it is
+// after settleWait.
+func settled(ctx context.Context, g Gate, id string) (gate.Grant, error) {
+	ctx = context.WithoutCancel(ctx)
+	deadline := time.Now().Add(settleWait)
+	for {
+		gr, err := g.Inspect(ctx, id)
+		if err != nil {
+			return gr, fault.Wrap(fault.ProcessError, "delegation.grant", "the job's grant cannot be read back", err)
+		}
+		if gr.Reserved == (gate.Counters{}) || time.Now().After(deadline) {
+			return gr, nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func exists(p string) bool {
