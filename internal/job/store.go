@@ -83,7 +83,7 @@ func storeError(err error) error {
 
 // Attach stores a running job's candidate and ends the job succeeded, or
 // tainted when a finding blocks ([quarantine.Tainted]). A job that is not
-// running is FAILED_PRECONDITION-like: INVALID_INPUT job.state.
+// running is INVALID_INPUT job.state (see [StateError]).
 func (s *Store) Attach(ctx context.Context, id string, c Candidate) (State, error) {
 	to, reason := Succeeded, ""
 	if quarantine.Tainted(c.Findings) {

@@ -123,9 +123,9 @@ func (b *builder) start(ctx context.Context) error {
 func (b *builder) stage(ctx context.Context) error {
 	defer b.root.Close()
 	for _, c := range b.in.Changes {
-		fs := ScanChange(c)
-		b.findings = append(b.findings, fs...)
-		if excluded(fs) {
+		found := ScanChange(c)
+		b.findings = append(b.findings, found...)
+		if excluded(found) {
 			continue
 		}
 		if err := b.stageOne(c); err != nil {
@@ -139,8 +139,8 @@ func (b *builder) stage(ctx context.Context) error {
 }
 
 // excluded reports whether findings keep the change out of the patch.
-func excluded(fs []Finding) bool {
-	for _, f := range fs {
+func excluded(found []Finding) bool {
+	for _, f := range found {
 		if f.Rule == RuleOutside || f.Rule == RuleGitDir || f.Rule == RuleSpecial {
 			return true
 		}
@@ -248,6 +248,6 @@ func (b *builder) finish(ctx context.Context) (*Candidate, error) {
 	if len(patch) > MaxPatchBytes {
 		return nil, fault.New(fault.InputLimit, ReasonTooLarge, "The candidate patch exceeds its size limit.")
 	}
-	fs := append(b.findings, ScanPatch(patch)...)
-	return &Candidate{Patch: patch, Digest: Digest(patch), BaseTree: b.baseTree, Tree: tree, Findings: fs}, nil
+	found := append(b.findings, ScanPatch(patch)...)
+	return &Candidate{Patch: patch, Digest: Digest(patch), BaseTree: b.baseTree, Tree: tree, Findings: found}, nil
 }
