@@ -19,6 +19,10 @@ import (
 // channel, to the provider gate.
 const ProfileAgent = "agent"
 
+// ProfileRead is the receipt profile of an agent run whose workspace is
+// a read-only projection of the user's ([AgentSpec.Read]).
+const ProfileRead = "read"
+
 // ProfileCandidate is the receipt profile of an agent run whose workspace
 // is a copy-on-write candidate ([AgentSpec.Candidate]).
 const ProfileCandidate = "candidate"
@@ -56,6 +60,14 @@ type AgentSpec struct {
 	// accepts. Never a real credential: everything the CLI is given, its
 	// commands can read. The receipt lists the names, never the values.
 	Phantom []string
+	// Read, when set, is the user's workspace (canonical, absolute,
+	// symlink-free directory) seen read-only at /job/workspace: the read
+	// profile (issue 15 scope 1), nothing copied, nothing writable there
+	// (a read-only mount; Landlock grants no write beneath it either).
+	// Under a root supervisor the projection is idmapped like a
+	// candidate's lower layer, so nobody reads what the owner may.
+	// Exclusive with Candidate and Spec.Input.
+	Read string
 	// Candidate, when set, makes /job/workspace a copy-on-write view of
 	// the user's workspace (the candidate profile, issue 15 scope 1);
 	// Spec.Input must then be empty.
@@ -136,6 +148,14 @@ func (s *Sandbox) admitAgent(spec AgentSpec) (job, error) {
 	j.gate = &gateChannel{port: port, serve: spec.Gate}
 	if j.env, err = addPhantoms(j.env, spec.Phantom); err != nil {
 		return job{}, err
+	}
+	if spec.Read != "" {
+		if spec.Input != "" || spec.Candidate != nil {
+			return job{}, invalid("sandbox.read", "a read-only workspace excludes the input copy and a candidate")
+		}
+		if j.readWS, err = s.admitRoot(spec.Read, true); err != nil {
+			return job{}, candidateErr("the read-only workspace", spec.Read, err)
+		}
 	}
 	if spec.Candidate != nil {
 		if spec.Input != "" {

@@ -172,3 +172,18 @@ func (p *plan) candidateView(c *candidateRoots, jobRoot, root string, fdTree int
 		"lowerdir="+lower+",upperdir="+c.upper+",workdir="+c.work+",userxattr,volatile")
 	p.call("candidate: detach the lower tree", unix.SYS_UMOUNT2, p.cstr(lower), unix.MNT_DETACH)
 }
+
+// readView plans the read profile's projection at root/job/workspace:
+// the supervisor's idmapped read-only tree (fdTree ≥ 0), or a read-only
+// clone PID 1 makes itself.
+func (p *plan) readView(ws, root string, fdTree int) {
+	dst := root + insideWorkspace
+	if fdTree < 0 {
+		p.bindNoSymlinks(root, ws, dst, true, attrRO)
+		return
+	}
+	p.mkdirAll("mount point "+insideWorkspace, root, dst)
+	p.call("read: attach the idmapped workspace", unix.SYS_MOVE_MOUNT, uintptr(fdTree), p.cstr(""), atFDCWD,
+		p.cstr(dst), unix.MOVE_MOUNT_F_EMPTY_PATH)
+	p.call("read: attach the idmapped workspace", unix.SYS_CLOSE, uintptr(fdTree))
+}

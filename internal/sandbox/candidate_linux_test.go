@@ -234,3 +234,42 @@ git config core.fsmonitor "touch ` + canary + `"`
 		t.Errorf("a hook the agent wrote ran (canary %v)", err)
 	}
 }
+
+// TestReadProfile: in the read profile the agent reads the user's
+// workspace (a 0600 file too: the projection is idmapped under a root
+// supervisor) and cannot write anything beneath it; the workspace is
+// byte-identical afterwards (issue 15 scope 1).
+func TestReadProfile(t *testing.T) {
+	s := newTestSandbox(t)
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{"a.txt": "visible\n", "sub/b.txt": "b\n"})
+	if err := os.WriteFile(filepath.Join(ws, "private.txt"), []byte("owner only\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := treeHash(t, ws)
+	script := `cd /job/workspace; cat a.txt private.txt
+for w in "echo x > a.txt" "echo x > new.txt" "rm sub/b.txt" "mkdir d" "chmod 777 a.txt" "touch sub/c"; do
+  if sh -c "$w" 2>/dev/null; then echo "WROTE: $w"; fi
+done`
+	var out bytes.Buffer
+	r, err := s.runAgentUnqualified(t, AgentSpec{Spec: Spec{Path: "/usr/bin/dash", Args: []string{"-c", script}, Stdout: &out, Stderr: &out},
+		Gate: func(net.Listener) {}, Read: ws})
+	if err != nil || !r.Exit.Success() {
+		t.Fatalf("run: %v exit %+v\n%s", err, r.Exit, out.String())
+	}
+	if got, want := out.String(), "visible\nowner only\n"; got != want {
+		t.Errorf("read profile printed %q, want %q", got, want)
+	}
+	if r.Profile != ProfileRead {
+		t.Errorf("profile %q, want %q", r.Profile, ProfileRead)
+	}
+	if after := treeHash(t, ws); after != before {
+		t.Errorf("the user's workspace changed")
+	}
+	_, err = s.RunAgent(context.Background(), AgentSpec{Spec: Spec{Path: "/usr/bin/true"}, Gate: func(net.Listener) {},
+		Read: ws, Candidate: &Candidate{Workspace: ws, Dir: t.TempDir()}})
+	var fe *fault.Error
+	if !errors.As(err, &fe) || fe.Reason != "sandbox.read" {
+		t.Errorf("read and candidate together: %v, want InvalidInput sandbox.read", err)
+	}
+}

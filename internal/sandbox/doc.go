@@ -72,7 +72,11 @@
 // (gate_linux.go). Landlock admits TCP connect to that port only and no
 // bind; seccomp admits TCP stream sockets only. A task [Spec] still has no
 // network or credential field: only an [AgentSpec], a distinct
-// type and entry point, gets the channel.
+// type and entry point, gets the channel. Its workspace is a copy
+// (Spec.Input), a read-only projection ([AgentSpec.Read], profile read) or
+// a copy-on-write overlay ([AgentSpec.Candidate], profile candidate);
+// under a root supervisor both views are idmapped so the command, running
+// as nobody, has the owner's access (candidate_linux.go).
 //
 // # Non-goals
 //

@@ -31,6 +31,8 @@ type job struct {
 	// candidate is the candidate profile's copy-on-write workspace; nil
 	// otherwise.
 	candidate *candidateRoots
+	// readWS is the read profile's workspace, projected read-only; "".
+	readWS string
 }
 
 // bind is one read-only host path made visible inside the sandbox.

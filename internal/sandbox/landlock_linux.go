@@ -49,8 +49,9 @@ var landlockRules = []landlockRule{
 // process. Every handled right is one the host's ABI supports (checkHost
 // requires ABI ≥ 6), and a rule's rights must be a subset of the handled
 // ones or landlock_add_rule fails the run. gatePort > 0 adds the agent
-// profile's one network rule.
-func (p *plan) landlock(gatePort int) {
+// profile's one network rule; roWorkspace downgrades the workspace's rule
+// to read (the read profile).
+func (p *plan) landlock(gatePort int, roWorkspace bool) {
 	attr := &ll.RulesetAttr{HandledAccessFS: uint64(landlockConfig.HandledAccessFS),
 		HandledAccessNet: uint64(landlockConfig.HandledAccessNet), Scoped: uint64(landlockConfig.Scoped)}
 	p.keep = append(p.keep, attr)
@@ -58,6 +59,9 @@ func (p *plan) landlock(gatePort int) {
 	p.add("landlock", sysOp{nr: unix.SYS_LANDLOCK_CREATE_RULESET,
 		args: [6]uintptr{uintptr(unsafe.Pointer(attr)), 24, 0}, out: regRuleset})
 	for _, r := range landlockRules {
+		if roWorkspace && r.path == insideWorkspace {
+			r.access = llRODirs
+		}
 		pb := &ll.PathBeneathAttr{AllowedAccess: r.access & uint64(landlockConfig.HandledAccessFS)}
 		p.keep = append(p.keep, pb)
 		p.add("landlock", sysOp{nr: unix.SYS_OPENAT, args: [6]uintptr{atFDCWD, p.cstr(r.path), unix.O_PATH | unix.O_CLOEXEC},

@@ -64,6 +64,10 @@ func (p *plan) root(j job, jobRoot string) error {
 			p.candidateView(j.candidate, jobRoot, root, p.fdTree)
 			continue
 		}
+		if d == "workspace" && j.readWS != "" {
+			p.readView(j.readWS, root, p.fdTree)
+			continue
+		}
 		p.bind(root, filepath.Join(jobRoot, d), root+"/job/"+d, true, attrRW)
 	}
 	for _, b := range j.binds {

@@ -130,6 +130,15 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 			tasks = append(tasks, tree)
 		}
 	}
+	if j.readWS != "" && os.Geteuid() == 0 {
+		tree, err := idmappedTree(j.readWS)
+		if err != nil {
+			closeTasks()
+			abandon()
+			return nil, err
+		}
+		tasks = append(tasks, tree)
+	}
 	files, err := openChildFiles(tasks)
 	if err != nil {
 		abandon()

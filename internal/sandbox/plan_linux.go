@@ -203,13 +203,13 @@ func compilePlan(j job, jobRoot string, v1Tasks int, dropUID bool) (*plan, error
 		p.gateListener(next, port)
 		next++
 	}
-	if j.candidate != nil && dropUID {
+	if (j.candidate != nil || j.readWS != "") && dropUID {
 		p.fdTree = next
 	}
 	if err := p.root(j, jobRoot); err != nil {
 		return nil, err
 	}
-	p.restrict(j.dir, dropUID, port)
+	p.restrict(j.dir, dropUID, port, j.readWS != "")
 	return p, nil
 }
 
@@ -217,8 +217,9 @@ func compilePlan(j job, jobRoot string, v1Tasks int, dropUID bool) (*plan, error
 // capabilities and ids while we still may change them, then (after the
 // last id change) non-dumpable and the parent-death signal, the working
 // directory, no_new_privs, Landlock, seccomp last. gatePort > 0 is the
-// agent profile: TCP connect to that port, TCP stream sockets.
-func (p *plan) restrict(dir string, dropUID bool, gatePort int) {
+// agent profile: TCP connect to that port, TCP stream sockets;
+// roWorkspace (the read profile) grants only read beneath the workspace.
+func (p *plan) restrict(dir string, dropUID bool, gatePort int, roWorkspace bool) {
 	for c := uintptr(0); c < 64; c++ {
 		// EINVAL past the kernel's last capability.
 		p.add("capability bounding set", sysOp{nr: unix.SYS_PRCTL, args: [6]uintptr{unix.PR_CAPBSET_DROP, c}, ok: unix.EINVAL})
@@ -242,7 +243,7 @@ func (p *plan) restrict(dir string, dropUID bool, gatePort int) {
 	p.call("capabilities", unix.SYS_CAPSET, uintptr(unsafe.Pointer(hdr)), uintptr(unsafe.Pointer(&data[0])))
 	p.call("working directory", unix.SYS_CHDIR, p.cstr(dir))
 	p.call("no_new_privs", unix.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1)
-	p.landlock(gatePort)
+	p.landlock(gatePort, roWorkspace)
 	f := buildFilter()
 	if gatePort > 0 {
 		f = buildAgentFilter()

@@ -26,11 +26,13 @@ var policyDigest = sync.OnceValue(func() string {
 })
 
 // agentPolicyDigest is the agent profile's policy: the task policy, the
-// agent filter, the gate channel's port and, for the candidate profile,
-// the overlay view (idmapped lower, userxattr).
-func agentPolicyDigest(port int, candidate bool) string {
+// agent filter, the gate channel's port and the workspace view of the
+// profile (agent: a copy; candidate: overlay with userxattr and volatile
+// on an idmapped lower; read: an idmapped read-only projection with a
+// read-only Landlock rule).
+func agentPolicyDigest(port int, profile string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\nagent seccomp %x\ngate 127.0.0.1:%d\ncandidate %v overlay userxattr idmap-to %d\n", policyDigest(),
-		progDigest(buildAgentFilter()), port, candidate, nobody)
+	fmt.Fprintf(h, "%s\nagent seccomp %x\ngate 127.0.0.1:%d\nprofile %s/2 idmap-to %d\n", policyDigest(),
+		progDigest(buildAgentFilter()), port, profile, nobody)
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

@@ -45,10 +45,14 @@ func (s *Sandbox) runJob(ctx context.Context, j job, digest string) (Receipt, er
 		Kernel: h.kernel(layout.source), Command: append([]string{j.path}, j.args...),
 		EnvNames: envNames(j.env), EnvRemoved: j.envRemoved, Requested: j.limits, Started: start.UTC()}
 	if j.gate != nil {
-		rec.Profile, rec.PolicyDigest = ProfileAgent, agentPolicyDigest(j.gate.port, j.candidate != nil)
-		if j.candidate != nil {
+		rec.Profile = ProfileAgent
+		switch {
+		case j.candidate != nil:
 			rec.Profile = ProfileCandidate
+		case j.readWS != "":
+			rec.Profile = ProfileRead
 		}
+		rec.PolicyDigest = agentPolicyDigest(j.gate.port, rec.Profile)
 	}
 	sweepStale(s.cfg.JobsDir, layout)
 	root, lock, err := s.makeJobRoot(id, j)
