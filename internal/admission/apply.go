@@ -113,11 +113,16 @@ func (a *Admitter) stage(ctx context.Context, p *plan, jr *journal) (err error) 
 
 // writeStaged checks the scratch index out below the staging directory
 // (`git checkout-index --prefix`: the same content conversion, modes and
-// symbolic links as git apply writing the work tree), derives the
+// symbolic links as git apply writing the work tree), or on the fast path
+// applies the patch to copies of the preimages there, derives the
 // operations from what it wrote, and fsyncs the files in parallel (one
 // file system journal commit covers most of them).
 func (a *Admitter) writeStaged(ctx context.Context, p *plan, jr *journal) error {
-	if _, err := p.s.Git(ctx, p.repo.Top, nil, "checkout-index", "-a", "-f", "--prefix="+jr.Staging+string(filepath.Separator)); err != nil {
+	if p.fast != nil {
+		if err := a.stageFast(ctx, p, p.fast, jr.Staging); err != nil {
+			return err
+		}
+	} else if _, err := p.s.Git(ctx, p.repo.Top, nil, "checkout-index", "-a", "-f", "--prefix="+jr.Staging+string(filepath.Separator)); err != nil {
 		return applyError(err)
 	}
 	var dels, puts []op

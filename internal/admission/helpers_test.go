@@ -192,3 +192,11 @@ func openRepo(t testing.TB, ws string) *gitrepo.Repo {
 	}
 	return r
 }
+
+func jobSpec(f *fixture) job.Spec {
+	return job.Spec{Workspace: f.ws, Base: f.base, Backend: "claude", Model: "m"}
+}
+
+func jobCandidate(c *quarantine.Candidate) job.Candidate {
+	return job.Candidate{Patch: c.Patch, Digest: c.Digest, Findings: c.Findings}
+}

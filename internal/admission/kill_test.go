@@ -81,9 +81,19 @@ func killChild(v string) int {
 // coagent8 has reopened its state.
 func TestKillDuringAdmission(t *testing.T) {
 	edits := []edit{{path: "a.go", content: "package a\n"}, {path: "new/dir/n.txt", content: "n\n"}, {path: "old.txt", del: true}}
-	for step := stepPlanned; step <= stepOp+len(edits)-1; step++ {
-		t.Run(strconv.Itoa(step), func(t *testing.T) {
-			f := newFixture(t, baseFiles)
+	// An attributes file sends the admission down the general path
+	// (scratch index, checkout-index); without one it takes the fast path.
+	general := map[string]string{".gitattributes": "*.go diff=golang\n"}
+	for k, v := range baseFiles {
+		general[k] = v
+	}
+	for i := 0; i < 2*len(edits)+2*stepOp-2; i++ {
+		step, base, name := stepPlanned+i/2, baseFiles, "fast"
+		if i%2 == 1 {
+			base, name = general, "general"
+		}
+		t.Run(name+"/"+strconv.Itoa(step), func(t *testing.T) {
+			f := newFixture(t, base)
 			want := f.candidate(edits...).Tree
 			id := f.job(edits...)
 			pre := worktreeTree(t, f.ws)

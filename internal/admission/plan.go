@@ -28,15 +28,30 @@ type plan struct {
 	pre      map[string]fileState
 	ops      []op
 	threeWay bool
-	lock     *os.File // the pending lock, held from staging to the end
+	// fast holds the patch's sections when the checkout has every
+	// preimage (see fast.go); nil takes the general path.
+	fast []section
+	lock *os.File // the pending lock, held from staging to the end
 }
 
 // makePlan applies the patch to a scratch index holding the checkout's
 // current version of the touched paths and derives the operations.
 func makePlan(ctx context.Context, repo *gitrepo.Repo, s *gitrepo.Scratch, patch []byte) (*plan, error) {
 	p := &plan{repo: repo, s: s, patch: patch}
-	steps := []func(context.Context) error{p.touched, p.snapshot, p.apply}
-	for _, f := range steps {
+	if err := p.touched(ctx); err != nil {
+		return nil, err
+	}
+	if secs, ok := parseSections(patch); ok {
+		pre, err := statAll(repo.Top, p.paths)
+		if err != nil {
+			return nil, err
+		}
+		if fastEligible(repo.Top, repo.GitDir, secs) {
+			p.pre, p.fast = pre, secs
+			return p, nil
+		}
+	}
+	for _, f := range []func(context.Context) error{p.snapshot, p.apply} {
 		if err := f(ctx); err != nil {
 			return nil, err
 		}
