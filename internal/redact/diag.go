@@ -61,17 +61,19 @@ func detectKeyword(c *cursor, i int) (match, res) {
 	if sep == '=' && i > 0 && strings.IndexByte("=!<>+*/%&|^", b[i-1]) >= 0 {
 		return match{}, none
 	}
-	compound, ok := keyBefore(b, i, c.bnd)
+	compound, ok, partial := keyBefore(b, i, c.bnd)
 	if !ok {
 		return match{}, none
 	}
-	return keyValue(c, i+1, compound)
+	return keyValue(c, i+1, compound, partial)
 }
 
 // keyBefore reads the key that ends before the separator at i: optional
 // spaces, an optional (escaped) closing quote, then the key run. It reads at
-// most 76 bytes back, less than the streaming writer's context.
-func keyBefore(b []byte, i, bnd int) (compound, ok bool) {
+// most 76 bytes back, less than the streaming writer's context. partial
+// reports a quoted key that is not whole (see [wholeKey]): only a quoted
+// value makes it a key/value pair.
+func keyBefore(b []byte, i, bnd int) (compound, ok, partial bool) {
 	j := i
 	if b[i] == '=' && j > 0 && b[j-1] == ':' { // Go's :=
 		j--
@@ -91,9 +93,10 @@ func keyBefore(b []byte, i, bnd int) (compound, ok bool) {
 	for j > 0 && e-j < 64 && setKey[b[j-1]] {
 		j--
 	}
-	if e == j || e-j >= 64 || !wholeKey(b, j, e, quote) {
-		return false, false
+	if e == j || e-j >= 64 {
+		return false, false, false
 	}
+	partial = !wholeKey(b, j, e, quote)
 	if j < bnd && bnd < e { // the run starts inside an escape
 		j = bnd
 	}
@@ -107,14 +110,14 @@ func keyBefore(b []byte, i, bnd int) (compound, ok bool) {
 	}
 	k = bytes.TrimLeft(k, "_")
 	if exactKeys[string(k)] {
-		return false, true
+		return false, true, partial
 	}
 	for _, s := range suffixKeys {
 		if bytes.HasSuffix(k, []byte(s)) {
-			return true, true
+			return true, true, partial
 		}
 	}
-	return false, false
+	return false, false, false
 }
 
 // wholeKey reports whether the key run b[j:e] is a key rather than the tail
@@ -123,7 +126,10 @@ func keyBefore(b []byte, i, bnd int) (compound, ok bool) {
 // `context file "../../etc/passwd": give …` the quote ends a value, and the
 // keyword rule must not reach across it into the message (issue 19 item 12).
 // Unquoted keys keep matching as the tail of any run ("…/client_secret: v"):
-// without a quote there is no value end to respect.
+// without a quote there is no value end to respect. A quoted key that is not
+// whole still matches when its value is quoted too: `"db password": "v"`,
+// `"/run/secrets/db_password": "v"` and `"settings:password": "v"` are JSON
+// key/value pairs, and the item 12 fix must not let their credentials through.
 func wholeKey(b []byte, j, e int, quote byte) bool {
 	if quote == 0 {
 		return true
@@ -140,8 +146,9 @@ func wholeKey(b []byte, j, e int, quote byte) bool {
 }
 
 // keyValue reads the value after a separator: quoted (up to the closing
-// quote, a backslash or a line end) or bare (up to a delimiter).
-func keyValue(c *cursor, j int, compound bool) (match, res) {
+// quote, a backslash or a line end) or bare (up to a delimiter). With
+// onlyQuoted a bare value is no match (see [wholeKey]).
+func keyValue(c *cursor, j int, compound, onlyQuoted bool) (match, res) {
 	b := c.b
 	k, _, eof := span(b, j, setSpace, 8)
 	if eof {
@@ -160,6 +167,9 @@ func keyValue(c *cursor, j int, compound bool) (match, res) {
 	if q, isQ := quotedRun[b[k]]; isQ {
 		run, quoted = q, true
 		k++
+	}
+	if onlyQuoted && !quoted {
+		return match{}, none
 	}
 	end, capped, eof := span(b, k, run, capValue)
 	if capped {

@@ -60,6 +60,13 @@ func TestDiagnostic(t *testing.T) {
 		{"single quoted key", "", `'passwd': 'abc123def'`, `'passwd': '` + secret + `'`},
 		{"dotted quoted key", "", `"spring.datasource.password": "hunter22"`, `"spring.datasource.password": "` + secret + `"`},
 		{"unquoted path key", "", "/run/secrets/db_password: hunter22", "/run/secrets/db_password: " + secret},
+		// ...but a quoted key that is not whole still guards a quoted value:
+		// these are JSON key/value pairs, not a message about a value.
+		{"quoted key with space", "", `{"DB Password": "hunter22"}`, `{"DB Password": "` + secret + `"}`},
+		{"quoted path key", "", `"/run/secrets/db_password": "hunter22"`, `"/run/secrets/db_password": "` + secret + `"`},
+		{"quoted colon key", "", `{"settings:password":"hunter22"}`, `{"settings:password":"` + secret + `"}`},
+		{"escaped quoted key with space", "", `"{\"db password\":\"hunter22\"}"`, `"{\"db password\":\"` + secret + `\"}"`},
+		{"quoted path value bare word", "", `file "/x/db_password": hunter22 is missing`, `file "/x/db_password": hunter22 is missing`},
 		{"answer rules too", "", "key sk-proj-" + "AAAAbbbbCCCCdddd1234", "key " + redact.KindOpenAI.Marker()},
 	}
 	for _, tt := range tests {
