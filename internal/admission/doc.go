@@ -27,6 +27,12 @@
 //     with the actor and the digest of the admitted bytes, a security event
 //     is recorded, and the journal and staging directory are removed.
 //
+// When the checkout holds every preimage byte for byte (the patch's
+// full-index blob ids and modes) and no attributes file exists, steps 1–2
+// are one `git apply` of the patch to copies of the preimages in the
+// staging directory, run outside any repository (fast.go); otherwise the
+// scratch index above is used.
+//
 // A kill -9 before the commit point leaves the checkout untouched (the
 // next [New] removes the staging directory); after it, the next [New]
 // finishes the journal before anything else can read or admit. Between the
