@@ -134,6 +134,12 @@ func TestProtocolMalformedLinesKeepServing(t *testing.T) {
 		{"empty batch", `[]`, nil, -32600},
 		{"scalar", `42`, nil, -32600},
 		{"method not a string", `{"jsonrpc":"2.0","id":10,"method":1}`, 10.0, -32600},
+		// The SDK answered 1.5 as id 1 and 1e23 as a negative int64, took a
+		// null id for a notification and dropped a method-less object unanswered.
+		{"fractional id", `{"jsonrpc":"2.0","id":11.5,"method":"tools/list"}`, 11.5, -32600},
+		{"huge id", `{"jsonrpc":"2.0","id":99999999999999999999999,"method":"tools/list"}`, 1e23, -32600},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"tools/list"}`, nil, -32600},
+		{"no method result or error", `{"jsonrpc":"2.0","id":12}`, 12.0, -32600},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

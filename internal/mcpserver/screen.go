@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -34,6 +35,9 @@ func screen(line []byte) (msg jsonrpc.Message, reply []byte) {
 	var head struct {
 		JSONRPC *string         `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
+		Method  json.RawMessage `json:"method"`
+		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(line, &head); err != nil {
 		// "jsonrpc" is not a string.
@@ -43,11 +47,53 @@ func screen(line []byte) (msg jsonrpc.Message, reply []byte) {
 	if head.JSONRPC == nil || *head.JSONRPC != "2.0" {
 		return nil, errorReply(id, jsonrpc.CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
 	}
+	if why := shapeProblem(head.ID, head.Method, head.Result, head.Error); why != "" {
+		return nil, errorReply(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+why)
+	}
 	m, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
 		return nil, errorReply(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
 	}
 	return m, nil
+}
+
+// maxExactID bounds a numeric id: the SDK decodes ids as float64 and
+// answers with them as int64, so 1.5 would be answered as 1 and 1e23 as
+// -9223372036854775808, and the client would wait for its id forever.
+const maxExactID = 1 << 53
+
+// shapeProblem says why a JSON-RPC object is neither a request, a
+// notification nor a response ("" when it is one of them). The SDK would
+// take a request id of null for a notification and answer nothing (MCP
+// base protocol: a request id MUST NOT be null), mangle a fractional or
+// huge numeric id, and drop an object with neither method nor result nor
+// error without a word.
+func shapeProblem(id, method, result, errObj json.RawMessage) string {
+	if method == nil {
+		if result == nil && errObj == nil {
+			return `the message has no "method" (request or notification) and no "result" or "error" (response)`
+		}
+		return ""
+	}
+	if id == nil {
+		return "" // a notification
+	}
+	var v any
+	if json.Unmarshal(id, &v) != nil {
+		return "" // DecodeMessage names it
+	}
+	switch n := v.(type) {
+	case string:
+		return ""
+	case float64:
+		if n == math.Trunc(n) && math.Abs(n) <= maxExactID {
+			return ""
+		}
+		return "a numeric request id must be an integer of at most 2^53 in magnitude"
+	case nil:
+		return "a request id must be a string or an integer, not null (MCP base protocol)"
+	}
+	return "" // DecodeMessage names it
 }
 
 // usableID returns raw if it is a JSON string or number (the id kinds

@@ -32,6 +32,12 @@ func TestScreen(t *testing.T) {
 		{`{"id":"a","method":"ping"}`, "a", jsonrpc.CodeInvalidRequest},
 		{`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`, nil, jsonrpc.CodeInvalidRequest},
 		{`{"jsonrpc":"2.0","id":3,"method":["ping"]}`, 3.0, jsonrpc.CodeInvalidRequest},
+		// Ids the SDK would mangle or take for a notification, and an
+		// object that is no message at all: refused, never unanswered.
+		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, 1.5, jsonrpc.CodeInvalidRequest},
+		{`{"jsonrpc":"2.0","id":99999999999999999999999,"method":"ping"}`, 1e23, jsonrpc.CodeInvalidRequest},
+		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, nil, jsonrpc.CodeInvalidRequest},
+		{`{"jsonrpc":"2.0","id":3}`, 3.0, jsonrpc.CodeInvalidRequest},
 	}
 	for _, tt := range tests {
 		msg, reply := screen([]byte(tt.line))
@@ -55,8 +61,17 @@ func TestScreen(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s message %q", tt.line, d, got.Error.Message)
 		}
 	}
-	if msg, reply := screen([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); msg == nil || reply != nil {
-		t.Errorf("valid request: msg %v reply %s", msg, reply)
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":-9007199254740992,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":"x","method":"ping"}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":4,"result":{}}`,
+		`{"jsonrpc":"2.0","id":5,"error":{"code":-1,"message":"m"}}`,
+	} {
+		if msg, reply := screen([]byte(line)); msg == nil || reply != nil {
+			t.Errorf("valid %s: msg %v reply %s", line, msg, reply)
+		}
 	}
 }
 
