@@ -35,6 +35,12 @@ type Config struct {
 	// Recipients states facts about each provider as a recipient
 	// (retention, training use); absent facts are unknown.
 	Recipients map[string]RecipientFacts `json:"recipients,omitempty"`
+	// Intermediaries states the same facts about each intermediary a
+	// request may pass through on its way to a provider (an HTTPS proxy
+	// or egress relay the organisation requires), keyed by its origin
+	// ("https://proxy.example:3128"). An intermediary the gate routes
+	// through but this map does not name has every fact unknown.
+	Intermediaries map[string]RecipientFacts `json:"intermediaries,omitempty"`
 	// Requires makes the policy depend on recipient facts: a target whose
 	// facts are unknown or violate it is refused (issue 18 scope 5).
 	Requires *RecipientRequirements `json:"requires,omitempty"`

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -110,7 +112,7 @@ func (d *Decider) Decide(ctx context.Context, t Transmission) (*Decision, []byte
 	dec := &Decision{id: newID(), principal: d.principal, job: sha256.Sum256([]byte("job\x00" + t.Job)),
 		transmission: d.gen.Add(1), purpose: t.Purpose, policy: st.p.revision, expires: now.Add(st.p.ttl)}
 	if t.Target != nil {
-		dec.kind, dec.target = t.Target.Kind(), targetDigest(t.Target)
+		dec.kind, dec.target, dec.custody = t.Target.Kind(), targetDigest(t.Target), custodyRecord(t.Target)
 	}
 	wire, basis, reason := d.judge(st, t, now, dec)
 	if reason != ReasonRaw && reason != ReasonFiltered {
@@ -135,7 +137,7 @@ func (d *Decider) judge(st *state, t Transmission, now time.Time, dec *Decision)
 	if _, ok := st.p.purposes[t.Purpose]; !ok || eff.denied || t.Purpose == DiagnosticRecording {
 		return nil, nil, ReasonPurpose
 	}
-	if reason := st.p.recipientReason(pt.Provider); reason != "" {
+	if reason := st.p.custodyReason(pt); reason != "" {
 		return nil, nil, reason
 	}
 	if reason := judgeHeaders(st, eff, t.Headers); reason != "" {
@@ -202,7 +204,12 @@ func (d *Decider) check(ctx context.Context, dec *Decision, wire []byte, t Trans
 // admitted records the event of a committed claim.
 func (d *Decider) admitted(dec *Decision, t Transmission, rec Record) {
 	d.record(event.Event{Type: event.TypeDecision, Reason: dec.reason, Rule: "egress." + string(t.Purpose),
-		IDs: map[string]string{"decision": rec.Evidence}, Detail: t.HeaderRecord()})
+		IDs: map[string]string{"decision": rec.Evidence}, Detail: joinDetail(t.HeaderRecord(), dec.custody)})
+}
+
+// joinDetail joins the non-empty parts of an event's detail with a space.
+func joinDetail(parts ...string) string {
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), " ")
 }
 
 func claimReason(err error) string {
@@ -223,7 +230,7 @@ func (d *Decider) refuse(ctx context.Context, dec *Decision, reason string) erro
 	ev := d.digest(dec, "egress.refusal")
 	d.opts.Ledger.Append(ctx, Record{Purpose: string(dec.purpose), Effect: "deny", Reason: reason, Evidence: ev})
 	d.record(event.Event{Type: event.TypeRefusal, Code: string(fault.PolicyDenied), Reason: reason,
-		Rule: "egress." + string(dec.purpose), IDs: map[string]string{"decision": ev}})
+		Rule: "egress." + string(dec.purpose), IDs: map[string]string{"decision": ev}, Detail: dec.custody})
 	return fault.New(fault.PolicyDenied, reason, "coagent8 egress policy refused this transmission ("+reason+")").With("event", "recorded")
 }
 

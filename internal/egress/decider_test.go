@@ -149,6 +149,11 @@ func TestSendTimeVerification(t *testing.T) {
 			p.CustodyRoute = []byte("gate -> proxy.example -> api.anthropic.com")
 			x.Target = p
 		}, ReasonTargetMismatch},
+		{"intermediary added", func(_ *fixture, x *Transmission, _ *[]byte) {
+			p := x.Target.(PortalTarget)
+			p.Intermediaries = []string{"https://relay.example"}
+			x.Target = p
+		}, ReasonTargetMismatch},
 		{"origin canonical equal", func(_ *fixture, x *Transmission, _ *[]byte) {
 			p := x.Target.(PortalTarget)
 			p.Origin = "HTTPS://API.ANTHROPIC.COM:443"

@@ -54,6 +54,7 @@ type Decision struct {
 	leftBytes    int64
 	effect       Effect
 	reason       string
+	custody      string // the custody route's record ("custody=gate>…>origin"); bound via target
 	spent        atomic.Bool
 }
 

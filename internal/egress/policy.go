@@ -24,6 +24,7 @@ type Policy struct {
 	purposes          map[Purpose]PurposeConfig
 	targets           []TargetRule
 	recipients        map[string]RecipientFacts
+	intermediaries    map[string]RecipientFacts // canonical origin → facts
 	requires          *RecipientRequirements
 	ttl               time.Duration
 	revision          [32]byte

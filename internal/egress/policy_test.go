@@ -221,3 +221,64 @@ func TestRecipientFactsValidated(t *testing.T) {
 		}
 	}
 }
+
+// TestIntermediaryFacts: every configured intermediary of the custody
+// route is a recipient; a requirement it does not state refuses
+// (egress.unknown_recipient_fact), one it states against refuses
+// (egress.recipient_fact), and the facts are matched by canonical origin
+// (issue 18 scope 5).
+func TestIntermediaryFacts(t *testing.T) {
+	days := func(n int) *int { return &n }
+	yes, no := true, false
+	const proxy = "https://relay.example:3128"
+	provider := map[string]RecipientFacts{"anthropic": {RetentionDays: days(0), TrainingUse: &no}}
+	tests := []struct {
+		name     string
+		hops     []string
+		facts    map[string]RecipientFacts
+		requires *RecipientRequirements
+		want     string
+	}{
+		{"no intermediary", nil, nil, &RecipientRequirements{NoTraining: true}, ""},
+		{"intermediary, no requirement", []string{proxy}, nil, nil, ""},
+		{"intermediary facts unstated", []string{proxy}, nil, &RecipientRequirements{NoTraining: true}, ReasonUnknownFact},
+		{"intermediary retention unstated", []string{proxy}, map[string]RecipientFacts{proxy: {TrainingUse: &no}}, &RecipientRequirements{MaxRetentionDays: days(0)}, ReasonUnknownFact},
+		{"intermediary trains", []string{proxy}, map[string]RecipientFacts{proxy: {TrainingUse: &yes}}, &RecipientRequirements{NoTraining: true}, ReasonRecipientFact},
+		{"intermediary stated", []string{proxy}, map[string]RecipientFacts{proxy: {TrainingUse: &no}}, &RecipientRequirements{NoTraining: true}, ""},
+		{"stated under a non-canonical spelling", []string{"HTTPS://RELAY.EXAMPLE:3128"}, map[string]RecipientFacts{proxy: {TrainingUse: &no}}, &RecipientRequirements{NoTraining: true}, ""},
+		{"facts of another intermediary do not count", []string{proxy}, map[string]RecipientFacts{"https://other.example": {TrainingUse: &no}}, &RecipientRequirements{NoTraining: true}, ReasonUnknownFact},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := baseConfig()
+			c.Recipients, c.Intermediaries, c.Requires = provider, tt.facts, tt.requires
+			f := newFixture(t, c)
+			x := tx(t, "Public readme.")
+			p := x.Target.(PortalTarget)
+			p.Intermediaries = tt.hops
+			x.Target = p
+			_, err := f.d.Seal(context.Background(), x)
+			if got := reasonOf(err); got != tt.want {
+				t.Errorf("got %q want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIntermediaryFactsValidated(t *testing.T) {
+	neg := -1
+	for name, facts := range map[string]map[string]RecipientFacts{
+		"not an origin":      {"relay.example": {}},
+		"path":               {"https://relay.example/x": {}},
+		"user info":          {"https://u:p@relay.example": {}},
+		"scheme":             {"socks5://relay.example": {}},
+		"negative retention": {"https://relay.example": {RetentionDays: &neg}},
+		"stated twice":       {"https://relay.example": {}, "HTTPS://relay.example:443": {}},
+	} {
+		cfg := baseConfig()
+		cfg.Intermediaries = facts
+		if _, err := NewPolicy(cfg); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package egress
 
-import "fmt"
+import (
+	"fmt"
+	"net/url"
+)
 
 // RecipientFacts is what the user's configuration states about a
 // provider as a recipient of request content (seed 001 "Thresholds and
@@ -38,20 +41,49 @@ func (p *Policy) parseRecipients(c Config) error {
 	if r := c.Requires; r != nil && r.MaxRetentionDays != nil && *r.MaxRetentionDays < 0 {
 		return fmt.Errorf("requires.max_retention_days must not be negative")
 	}
+	p.intermediaries = map[string]RecipientFacts{}
+	for origin, f := range c.Intermediaries {
+		canon := CanonicalOrigin(origin)
+		if u, err := url.Parse(canon); err != nil || u.Host == "" || u.User != nil || u.Path != "" || u.RawQuery != "" ||
+			(u.Scheme != "https" && u.Scheme != "http") {
+			return fmt.Errorf("intermediaries: %q is not an origin like https://proxy.example:3128", origin)
+		}
+		if f.RetentionDays != nil && *f.RetentionDays < 0 {
+			return fmt.Errorf("intermediaries.%s.retention_days must not be negative", origin)
+		}
+		if _, dup := p.intermediaries[canon]; dup {
+			return fmt.Errorf("intermediaries: %q is stated twice", canon)
+		}
+		p.intermediaries[canon] = f
+	}
 	p.recipients, p.requires = c.Recipients, c.Requires
 	return nil
 }
 
-// recipientReason returns the refusal reason for sending to provider
-// under p's requirements: [ReasonUnknownFact] when a fact the policy
-// depends on is not stated, [ReasonRecipientFact] when a stated fact
-// violates it, "" otherwise.
-func (p *Policy) recipientReason(provider string) string {
+// custodyReason is [Policy.recipientReason] over every recipient of t's
+// custody route: the provider, then each intermediary in order, whose
+// facts come from [Config.Intermediaries] (unstated = unknown).
+func (p *Policy) custodyReason(t PortalTarget) string {
+	if reason := p.recipientReason(p.recipients[t.Provider]); reason != "" {
+		return reason
+	}
+	for _, hop := range t.Intermediaries {
+		if reason := p.recipientReason(p.intermediaries[CanonicalOrigin(hop)]); reason != "" {
+			return reason
+		}
+	}
+	return ""
+}
+
+// recipientReason returns the refusal reason for sending to a recipient
+// with facts f under p's requirements: [ReasonUnknownFact] when a fact
+// the policy depends on is not stated, [ReasonRecipientFact] when a
+// stated fact violates it, "" otherwise.
+func (p *Policy) recipientReason(f RecipientFacts) string {
 	r := p.requires
 	if r == nil {
 		return ""
 	}
-	f := p.recipients[provider]
 	if r.MaxRetentionDays != nil {
 		switch {
 		case f.RetentionDays == nil:

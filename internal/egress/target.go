@@ -40,15 +40,20 @@ type Target interface {
 
 // PortalTarget is a provider call: provider, operation (the
 // admitted route), model, canonical HTTPS origin and the exact request
-// target (path and query as sent), plus the custody-route digest of an
-// intermediary (empty when there is none).
+// target (path and query as sent), plus the custody route: the origins
+// of the configured intermediaries the request passes through, in order
+// (nil = the gate connects to Origin itself), and the route's digest.
+// Each intermediary is a recipient too: the policy's recipient
+// requirements apply to its facts ([Config.Intermediaries]) as to the
+// provider's (issue 18 scope 5).
 type PortalTarget struct {
-	Provider      string
-	Operation     string
-	Model         string
-	Origin        string
-	RequestTarget string
-	CustodyRoute  []byte
+	Provider       string
+	Operation      string
+	Model          string
+	Origin         string
+	RequestTarget  string
+	Intermediaries []string
+	CustodyRoute   []byte
 }
 
 // PeerTarget is an agent-to-agent peer. Defined, refused.
@@ -71,7 +76,11 @@ func (PeerTarget) Kind() TargetKind { return KindPeer }
 func (RuntimeTarget) Kind() TargetKind { return KindRuntime }
 
 func (t PortalTarget) encode() []byte {
-	return enc("portal", t.Provider, t.Operation, t.Model, CanonicalOrigin(t.Origin), t.RequestTarget, string(t.CustodyRoute))
+	fields := []string{"portal", t.Provider, t.Operation, t.Model, CanonicalOrigin(t.Origin), t.RequestTarget, string(t.CustodyRoute)}
+	for _, hop := range t.Intermediaries {
+		fields = append(fields, CanonicalOrigin(hop))
+	}
+	return enc(fields...)
 }
 func (t PeerTarget) encode() []byte {
 	return enc("peer", t.Principal, t.TaskSchema, t.AdapterRevision, CanonicalOrigin(t.Origin))
@@ -88,6 +97,20 @@ func enc(fields ...string) []byte {
 		b = append(b, f...)
 	}
 	return b
+}
+
+// custodyRecord names t's custody route for the decision record:
+// "custody=gate>HOP>...>ORIGIN" (origins only, never a credential).
+func custodyRecord(t Target) string {
+	pt, ok := t.(PortalTarget)
+	if !ok {
+		return ""
+	}
+	hops := []string{"custody=gate"}
+	for _, hop := range pt.Intermediaries {
+		hops = append(hops, CanonicalOrigin(hop))
+	}
+	return strings.Join(append(hops, CanonicalOrigin(pt.Origin)), ">")
 }
 
 func targetDigest(t Target) [32]byte { return sha256.Sum256(t.encode()) }

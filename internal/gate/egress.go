@@ -113,7 +113,7 @@ func (g *Gate) transmission(r *http.Request, a *admission) egress.Transmission {
 	return egress.Transmission{Job: a.grant.Job, Purpose: egress.ProviderRequest, Method: r.Method,
 		Headers: a.wire.forward, Dropped: a.wire.dropped, JSON: true, Body: a.body, Target: egress.PortalTarget{Provider: string(a.route.Provider), Operation: a.route.Path,
 			Model: a.grant.Model, Origin: g.origins[a.route.Provider], RequestTarget: target,
-			CustodyRoute: g.custody[a.route.Provider]}}
+			Intermediaries: g.hops[a.route.Provider], CustodyRoute: g.custody[a.route.Provider]}}
 }
 
 // egressReason is the denial reason of a decider error ("" for nil).

@@ -78,7 +78,7 @@ func TestCustodyRouteBound(t *testing.T) {
 	f := newFixture(t, nil)
 	origin := f.gate.origins[Anthropic]
 	proxied, err := New(context.Background(), Options{DB: f.db, Key: f.gate.opts.Key, Egress: f.egress,
-		Upstreams: f.gate.opts.Upstreams, UnsafeAllowLoopbackUpstream: true, Custody: []string{"https://egress-proxy.example"}})
+		Upstreams: f.gate.opts.Upstreams, UnsafeAllowLoopbackUpstream: true, Intermediaries: map[Provider]string{Anthropic: "https://egress-proxy.example"}})
 	if err != nil {
 		t.Fatal(err)
 	}

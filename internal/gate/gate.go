@@ -60,12 +60,19 @@ type Options struct {
 	// Job, when set, restricts this gate to grants of that job (the
 	// per-job in-process gate).
 	Job string
-	// Custody names, in order, the intermediaries Transport sends through
-	// to reach the upstreams (a forwarding proxy's origin, say); nil = none,
-	// the gate connects to the origin itself. Every egress decision binds
-	// the custody route gate → intermediaries → origin (issue 18 scope 5,
-	// R-131), so a decision made for one route never admits another.
-	Custody []string
+	// Intermediaries names, per provider, the forward proxy the gate
+	// sends that provider's requests through (an HTTPS proxy or egress
+	// relay the user's organisation requires), as an origin
+	// "https://proxy.example:3128" (http:// too: an https upstream is then
+	// tunnelled with CONNECT, so the proxy sees only TLS). A provider not
+	// named is reached directly. Every egress decision binds the custody
+	// route gate → intermediary → origin (issue 18 scope 5, R-131), and the
+	// egress policy's recipient requirements apply to the intermediary's
+	// facts (egress Config.Intermediaries): unstated facts refuse with
+	// egress.unknown_recipient_fact. With intermediaries, Transport must
+	// be nil or an *http.Transport (cloned, its Proxy replaced); anything
+	// else is refused (gate.intermediary), as it could not be routed.
+	Intermediaries map[Provider]string
 	// Egress decides every POST body before it is forwarded
 	// (internal/egress, issue 10). Required: [New] refuses a nil decider
 	// with [ErrNoEgressDecider], so no body ever leaves undecided.
@@ -95,9 +102,10 @@ type Options struct {
 type Gate struct {
 	opts    Options
 	ledger  *ledger
-	joint   jointDecider        // nil: the decider cannot share the gate's transaction
-	origins map[Provider]string // checked at New; an egress target's origin
-	custody map[Provider][]byte // custody-route digest per provider
+	joint   jointDecider          // nil: the decider cannot share the gate's transaction
+	origins map[Provider]string   // checked at New; an egress target's origin
+	custody map[Provider][]byte   // custody-route digest per provider
+	hops    map[Provider][]string // the intermediaries' origins per provider (nil = direct)
 	proxies map[Provider]*httputil.ReverseProxy
 	drains  chan struct{}
 	stop    context.CancelFunc
@@ -134,6 +142,10 @@ func New(ctx context.Context, opts Options) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
+	hops, err := routeIntermediaries(&opts, origins)
+	if err != nil {
+		return nil, err
+	}
 	l, err := openLedger(ctx, opts.DB)
 	if err != nil {
 		return nil, err
@@ -141,10 +153,10 @@ func New(ctx context.Context, opts Options) (*Gate, error) {
 	g := &Gate{opts: opts, ledger: l, drains: make(chan struct{}, opts.MaxDrains), done: make(chan struct{}),
 		bindings: map[string]Grant{}, flights: map[string]map[*flight]struct{}{}}
 	g.proxies = g.newProxies(origins)
-	g.origins, g.custody = map[Provider]string{}, map[Provider][]byte{}
+	g.origins, g.custody, g.hops = map[Provider]string{}, map[Provider][]byte{}, hops
 	for p, u := range origins {
 		g.origins[p] = u.String()
-		g.custody[p] = custodyRoute(opts.Custody, u.String())
+		g.custody[p] = custodyRoute(hops[p], u.String())
 	}
 	if j, ok := opts.Egress.(jointDecider); ok && j.Joins(opts.DB.SQL()) {
 		g.joint = j
