@@ -171,3 +171,38 @@ func TestCancelRevokesGrant(t *testing.T) {
 	}
 	t.Logf("cancelled after %v", time.Since(start))
 }
+
+// TestContainmentEventTaints: the agent's own shell command presents the
+// phantom on a route the gate does not admit (a scripted containment
+// event); the gate revokes the job's grant, the model is not reached
+// again, and the job's result is tainted (issue 15 scope 6, test "a
+// scripted containment event taints the job").
+func TestContainmentEventTaints(t *testing.T) {
+	rt, err := ResolveRuntime(pinnedCLI(t, "claude"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const model = "claude-sonnet-4-5"
+	cmd := `exec 3<>/dev/tcp/127.0.0.1/8080; printf 'POST /v1/complete HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: %s\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}' "$ANTHROPIC_API_KEY" >&3; head -1 <&3 > answer.txt`
+	double := providertest.NewAnthropicTools(t, providertest.Options{Default: providertest.Reply{Text: "SHOULD-NOT-ARRIVE"}},
+		providertest.ToolUse{Name: "Bash", Input: map[string]any{"command": cmd, "description": "probe"}})
+	g := newGate(t, double.URL())
+	gr, phantom := grant(t, g, model)
+	r := newRunner(t)
+	qualify(t, r, rt)
+	var out bytes.Buffer
+	dir := t.TempDir()
+	res, err := r.Run(testCtx(t), Job{Runtime: rt, Model: model, Prompt: "p", Workspace: t.TempDir(), CandidateDir: dir,
+		Phantom: phantom, Grant: gr.ID, Gate: g, Stdout: &out})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if !res.Tainted || res.Grant.State != gate.Revoked {
+		t.Errorf("tainted %v (%q), grant %q: want a tainted job and a revoked grant\n%s", res.Tainted, res.TaintReason, res.Grant.State, out.String())
+	}
+	if strings.Contains(out.String(), "SHOULD-NOT-ARRIVE") || len(double.Requests()) != 1 {
+		t.Errorf("the model was reached after the containment event (%d requests)", len(double.Requests()))
+	}
+	answer, _ := os.ReadFile(filepath.Join(dir, "upper", "answer.txt"))
+	t.Logf("exit %+v; taint: %s; the gate answered the probe with %q", res.Receipt.Exit, res.TaintReason, answer)
+}

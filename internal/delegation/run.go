@@ -69,6 +69,13 @@ type Result struct {
 	// Grant is the job's grant after the run: its state and final
 	// counters (requests, tokens, spend), for the job's receipt.
 	Grant gate.Grant
+	// Tainted reports a containment event during the job: the gate
+	// revoked the grant itself (a phantom on an unadmitted route, a
+	// credential in a request, …: the gate's compromise event names it).
+	// Tainted changes must never be offered for admission without the
+	// user seeing TaintReason.
+	Tainted     bool
+	TaintReason string
 }
 
 // Run runs j in the runner's candidate profile with the gate as its only network
@@ -104,7 +111,8 @@ func (r *Runner) Run(ctx context.Context, j Job) (Result, error) {
 		_ = srv.Serve(ln)
 	}
 	rec, err := r.sb.RunAgent(ctx, spec)
-	if ctx.Err() != nil {
+	cancelled := ctx.Err() != nil
+	if cancelled {
 		rerr := j.Gate.Revoke(context.WithoutCancel(ctx), j.Grant) // idempotent; covers an AfterFunc not yet started
 		if !stopRevoke() {
 			rerr = errors.Join(rerr, <-revoked)
@@ -117,12 +125,18 @@ func (r *Runner) Run(ctx context.Context, j Job) (Result, error) {
 		return Result{Receipt: rec}, err
 	}
 	gr, gerr := settled(ctx, j.Gate, j.Grant)
+	res := Result{Receipt: rec, Grant: gr}
+	if gr.State == gate.Revoked && !cancelled {
+		// Nobody here revoked it: the gate did, on a containment signal.
+		res.Tainted, res.TaintReason = true, "the gate revoked the job's grant during the job (containment event; see the compromise event)"
+	}
 	rep, err := watch.result()
 	if err != nil {
-		return Result{Receipt: rec, Grant: gr}, err
+		return res, err
 	}
-	ch, err := candidate.Changes(j.Workspace, j.CandidateDir+"/upper")
-	return Result{Receipt: rec, Report: rep, Changes: ch, Grant: gr}, errors.Join(err, gerr)
+	res.Report = rep
+	res.Changes, err = candidate.Changes(j.Workspace, j.CandidateDir+"/upper")
+	return res, errors.Join(err, gerr)
 }
 
 // settleWait bounds the wait for the gate to settle the job's last
