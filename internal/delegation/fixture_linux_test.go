@@ -107,10 +107,11 @@ func grantFor(t testing.TB, g *gate.Gate, p gate.Provider, model string) (gate.G
 	return gr, ph
 }
 
-// newRunner is a runner over a sandbox that qualifies on first use.
+// newRunner is a runner over a sandbox that qualifies on first use in
+// the package's shared state directory.
 func newRunner(t testing.TB) *Runner {
 	t.Helper()
-	state := t.TempDir()
+	state := sharedState
 	sb, err := sandbox.New(sandbox.Config{StateDir: state, AutoQualify: true})
 	if err != nil {
 		t.Fatal(err)
