@@ -139,7 +139,12 @@ func (c *stdioConn) track(msg jsonrpc.Message) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if req.IsCall() {
-		c.inflight[req.ID] = &call{method: req.Method}
+		// A duplicate of an id still in flight is refused by the SDK
+		// (answered with a null id); it must not replace the first call's
+		// entry, or that call's cancellation would be forgotten.
+		if _, dup := c.inflight[req.ID]; !dup {
+			c.inflight[req.ID] = &call{method: req.Method}
+		}
 		return
 	}
 	if req.Method != "notifications/cancelled" {

@@ -161,3 +161,35 @@ func TestCancelledResponseDropped(t *testing.T) {
 		t.Errorf("after the input ended: %v, want EOF", err)
 	}
 }
+
+// TestCancelledSurvivesDuplicateID: a request reusing the id of a cancelled
+// call still in flight (the SDK refuses it with a null id) does not revive
+// the cancelled call's response.
+func TestCancelledSurvivesDuplicateID(t *testing.T) {
+	var out strings.Builder
+	pr, pw := io.Pipe()
+	conn, err := (&StdioTransport{In: pr, Out: &out}).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	go func() {
+		io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`+"\n")
+		io.WriteString(pw, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`+"\n")
+		io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`+"\n")
+		pw.Close()
+	}()
+	ctx := context.Background()
+	for range 3 {
+		if _, err := conn.Read(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id, _ := jsonrpc.MakeID(float64(1))
+	if err := conn.Write(ctx, &jsonrpc.Response{ID: id, Result: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "" {
+		t.Errorf("written = %q, want nothing for the cancelled call", out.String())
+	}
+}
