@@ -38,10 +38,14 @@ type File struct {
 	Governance policy.Rules
 	// Verify holds the user's review checks (issue 8); see [File.VerifyErr].
 	Verify Verify
+	// Delegate holds the user's delegate-job ceilings (issue 16); see
+	// [File.DelegateErr].
+	Delegate Delegate
 
 	governanceErr     error
 	defaultBackendErr error
 	verifyErr         error
+	delegateErr       error
 	egress            json.RawMessage // the "egress" section, verbatim; nil = absent
 	egressErr         error           // the file exists but could not be read as an object
 
@@ -63,7 +67,8 @@ func (f File) GovernanceErr() error { return f.governanceErr }
 func (f File) DefaultBackendErr() error { return f.defaultBackendErr }
 
 func defaultFile() File {
-	return File{SchemaVersion: 1, RoutingStrategy: "fixed", ToolProfile: "canonical", Governance: policy.DefaultRules()}
+	return File{SchemaVersion: 1, RoutingStrategy: "fixed", ToolProfile: "canonical", Governance: policy.DefaultRules(),
+		Delegate: defaultDelegate()}
 }
 
 // LoadFile reads and validates the configuration at path. It always returns
@@ -97,6 +102,7 @@ func LoadFile(path string) (File, error) {
 		f.egressErr = err
 		f.verifyErr = err
 		f.gateErr = err
+		f.delegateErr = err
 		return f, err
 	}
 	if raw, ok := top["egress"]; ok {
@@ -135,7 +141,7 @@ func readConfig(path string) ([]byte, error) {
 // those keys.
 func (f *File) parse(top map[string]json.RawMessage) error {
 	var errs []error
-	for _, step := range []func(map[string]json.RawMessage) error{f.parseBasics, f.parseRouting, f.parseGovernance, f.parseVerify, f.parseGate} {
+	for _, step := range []func(map[string]json.RawMessage) error{f.parseBasics, f.parseRouting, f.parseGovernance, f.parseVerify, f.parseGate, f.parseDelegate} {
 		errs = append(errs, step(top))
 	}
 	if err := schemaErr(top); err != nil {
