@@ -1,7 +1,9 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"maps"
 	"slices"
 )
@@ -63,7 +65,7 @@ func parseDelegateSection(raw json.RawMessage) (Delegate, error) {
 		switch k {
 		case "maxUSD":
 			var n json.Number
-			v, err := 0.0, strictUnmarshal(m[k], &n)
+			v, err := 0.0, number(m[k], &n)
 			if err == nil {
 				v, err = n.Float64()
 			}
@@ -73,7 +75,7 @@ func parseDelegateSection(raw json.RawMessage) (Delegate, error) {
 			d.MaxUSD = v
 		case "maxMinutes":
 			var n json.Number
-			v, err := int64(0), strictUnmarshal(m[k], &n)
+			v, err := int64(0), number(m[k], &n)
 			if err == nil {
 				v, err = n.Int64()
 			}
@@ -92,4 +94,13 @@ func parseDelegateSection(raw json.RawMessage) (Delegate, error) {
 		}
 	}
 	return d, nil
+}
+
+// number decodes a JSON number; json.Number alone would also take the
+// string "2".
+func number(raw json.RawMessage, n *json.Number) error {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] == '"' {
+		return errors.New("not a number")
+	}
+	return strictUnmarshal(raw, n)
 }
