@@ -28,4 +28,8 @@ CREATE TABLE jobs (
 );
 CREATE INDEX jobs_workspace ON jobs(workspace, created_at);
 CREATE INDEX jobs_running ON jobs(state) WHERE state = 'running';
+`}, {Version: 2, SQL: `
+-- Quarantine evidence (issue 16 scope 7): bounded, secret-free JSON
+-- written by Store.Quarantine.
+ALTER TABLE jobs ADD COLUMN evidence TEXT NOT NULL DEFAULT '';
 `}}
