@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/coagent8/coagent8/internal/gate"
-	"github.com/coagent8/coagent8/internal/sandbox"
-
 	"github.com/coagent8/coagent8/internal/providertest"
+	"github.com/coagent8/coagent8/internal/sandbox"
+	"github.com/coagent8/coagent8/internal/secret"
 )
 
 // TestClaudeCodeCandidateThroughGate: the pinned Claude Code runs inside
@@ -205,4 +205,49 @@ func TestContainmentEventTaints(t *testing.T) {
 	}
 	answer, _ := os.ReadFile(filepath.Join(dir, "upper", "answer.txt"))
 	t.Logf("exit %+v; taint: %s; the gate answered the probe with %q", res.Receipt.Exit, res.TaintReason, answer)
+}
+
+// TestRequestBudgetHolds: a grant of 2 requests lets exactly 2 model
+// requests through, although the CLI needs a third and the agent's own
+// shell sends two more with the phantom; the double sees 2 and the
+// grant's counters say 2 (issue 15 test "a budget of N requests lets
+// exactly N through even when the agent retries").
+func TestRequestBudgetHolds(t *testing.T) {
+	rt, err := ResolveRuntime(pinnedCLI(t, "claude"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const model = "claude-sonnet-4-5"
+	retry := `body='{"model":"claude-sonnet-4-5","max_tokens":16,"messages":[{"role":"user","content":"x"}]}'
+for i in 1 2; do exec 3<>/dev/tcp/127.0.0.1/8080
+printf 'POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: %s\r\nanthropic-version: 2023-06-01\r\ncontent-type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s' "$ANTHROPIC_API_KEY" ${#body} "$body" >&3
+head -1 <&3 >> retries.txt; exec 3>&-; done`
+	double := providertest.NewAnthropicTools(t, providertest.Options{Default: providertest.Reply{Text: "OVER-BUDGET-ANSWER"}},
+		providertest.ToolUse{Name: "Bash", Input: map[string]any{"command": "echo a > a.txt", "description": "a"}},
+		providertest.ToolUse{Name: "Bash", Input: map[string]any{"command": "echo b > b.txt; " + retry, "description": "b"}})
+	g := newGate(t, double.URL())
+	ref, _ := secret.ParseRef("env:REAL_KEY")
+	gr, phantom, err := g.Grant(context.Background(), gate.Spec{Provider: gate.Anthropic, Model: model, Job: "job-budget",
+		TTL: time.Hour, Secret: ref, MaxRequests: 2, MaxTokens: 10_000_000, MaxSpend: gate.USD(100),
+		Price: &gate.Price{InputPerMTok: 3, OutputPerMTok: 15, CacheWritePerMTok: 3.75, CacheReadPerMTok: 0.3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRunner(t)
+	qualify(t, r, rt)
+	dir := t.TempDir()
+	var out bytes.Buffer
+	res, err := r.Run(testCtx(t), Job{Runtime: rt, Model: model, Prompt: "p", Workspace: t.TempDir(), CandidateDir: dir,
+		Phantom: phantom, Grant: gr.ID, Gate: g, Stdout: &out})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	retries, _ := os.ReadFile(filepath.Join(dir, "upper", "retries.txt"))
+	if n := len(double.Requests()); n != 2 || res.Grant.Used.Requests != 2 || strings.Contains(out.String(), "OVER-BUDGET-ANSWER") {
+		t.Errorf("double saw %d requests, grant used %+v; want exactly 2\n%s", n, res.Grant.Used, out.String())
+	}
+	if got := strings.Count(string(retries), "402"); got != 2 {
+		t.Errorf("the agent's own retries got %q, want two 402 refusals", retries)
+	}
+	t.Logf("exit %+v; agent retries answered %q", res.Receipt.Exit, retries)
 }
