@@ -17,6 +17,9 @@
 //
 // # Non-goals
 //
-// The user-facing delegate tool, admission of the candidate's changes and
-// Codex are not here yet (issue 15 points 3–8 and the next issue).
+// Not here yet: the user-facing delegate tool and admission of the
+// candidate's changes (the next issue); Codex behind [Runner.Run] (its
+// spec runs and is tested, but `codex exec` reports no sandbox to verify:
+// the verified path is app-server's thread report); subscription logins;
+// a snapshot of the workspace as the overlay's lower layer.
 package delegation
