@@ -91,7 +91,7 @@ func newGateGrantCmd(a *app) *cobra.Command {
 		Short: "Create a grant and print its phantom credential (shown only once)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.gateGrant(cmd.Context(), o, cmd.Flags().Changed("price-input"))
+			return a.gateGrant(cmd.Context(), o, cmd.Flags().Changed)
 		},
 	}
 	fl := c.Flags()
@@ -118,15 +118,17 @@ func newGateGrantCmd(a *app) *cobra.Command {
 }
 
 // missingGrantFlags names every required grant flag left unset, in help
-// order, so one error lists them all (issue 19 item 14).
-func missingGrantFlags(o gateGrantOptions, hasPrice bool) []string {
+// order, so one error lists them all (issue 19 item 14). A number flag is
+// missing only when not given: an explicit --max-usd 0 is a bad value,
+// which the grant's validation names, not a missing flag.
+func missingGrantFlags(o gateGrantOptions, given func(flag string) bool) []string {
 	var miss []string
 	for _, f := range []struct {
 		name  string
 		unset bool
 	}{
-		{"--provider", o.provider == ""}, {"--model", o.model == ""}, {"--job", o.job == ""}, {"--max-requests", o.maxRequests == 0},
-		{"--max-tokens", o.maxTokens == 0}, {"--max-usd", o.maxUSD == 0}, {"--price-input", !hasPrice},
+		{"--provider", o.provider == ""}, {"--model", o.model == ""}, {"--job", o.job == ""}, {"--max-requests", !given("max-requests")},
+		{"--max-tokens", !given("max-tokens")}, {"--max-usd", !given("max-usd")}, {"--price-input", !given("price-input")},
 	} {
 		if f.unset {
 			miss = append(miss, f.name)
@@ -135,8 +137,8 @@ func missingGrantFlags(o gateGrantOptions, hasPrice bool) []string {
 	return miss
 }
 
-func (a *app) gateGrant(ctx context.Context, o gateGrantOptions, hasPrice bool) error {
-	if miss := missingGrantFlags(o, hasPrice); len(miss) > 0 {
+func (a *app) gateGrant(ctx context.Context, o gateGrantOptions, given func(flag string) bool) error {
+	if miss := missingGrantFlags(o, given); len(miss) > 0 {
 		return fault.New(fault.InvalidInput, "gate.flags_missing", "gate grant needs "+strings.Join(miss, ", ")+
 			" (see coagent8 gate grant --help)").With("missing", strings.Join(miss, ","))
 	}
@@ -156,7 +158,7 @@ func (a *app) gateGrant(ctx context.Context, o gateGrantOptions, hasPrice bool) 
 	}
 	s := gate.Spec{Provider: p, Model: o.model, Job: o.job, TTL: o.ttl, Secret: ref, MaxRequests: o.maxRequests,
 		MaxTokens: o.maxTokens, MaxSpend: gate.USD(o.maxUSD), OutputCeiling: o.ceiling}
-	if hasPrice {
+	if given("price-input") {
 		s.Price = &o.price
 	}
 	g, closeFn, err := a.openGate(ctx, gate.Options{Credentials: creds}, noForwarding)
