@@ -148,7 +148,7 @@ func reservation(bodyLen int, output int64, p Price) Amount {
 	in := int64(bodyLen)
 	p = p.worst(in)
 	rate := max(p.InputPerMTok, p.CacheWritePerMTok, p.CacheReadPerMTok)
-	return Amount{Tokens: in + output, Spend: cost(in, rate) + cost(output, p.OutputPerMTok)}
+	return Amount{Tokens: sum(in, output), Spend: NanoUSD(sum(int64(cost(in, rate)), int64(cost(output, p.OutputPerMTok))))}
 }
 
 // reserve claims the budget (metered routes) or re-checks liveness, each

@@ -79,7 +79,7 @@ func (p Price) worst(input int64) Price {
 func (p Price) valid() bool {
 	for _, r := range []float64{p.InputPerMTok, p.OutputPerMTok, p.CacheWritePerMTok, p.CacheReadPerMTok,
 		p.LongInputPerMTok, p.LongOutputPerMTok, p.LongCacheWritePerMTok, p.LongCacheReadPerMTok} {
-		if r < 0 || r != r {
+		if r < 0 || r != r || math.IsInf(r, 1) {
 			return false
 		}
 	}
@@ -97,14 +97,50 @@ type Prices interface {
 type NanoUSD int64
 
 // USD converts a dollar amount, rounding up.
-func USD(d float64) NanoUSD { return NanoUSD(math.Ceil(d * 1e9)) }
+//
+// NaN is 0 (no budget, refused); amounts at or above [maxAmount] saturate.
+func USD(d float64) NanoUSD {
+	if d != d {
+		return 0
+	}
+	return NanoUSD(capped(math.Ceil(d * 1e9)))
+}
+
+// maxAmount caps one counted or priced amount (tokens or NanoUSD). Token
+// counts come from request bodies the sandboxed agent writes and from
+// provider usage reports; converted or summed unchecked, a count near 2^63
+// wraps to a negative amount that every budget admits and settlement
+// credits back. Saturating at 2^62 keeps a sum of two in int64, and any
+// real budget refuses it.
+const maxAmount = 1 << 62
+
+// capped converts f to an amount, saturating NaN, +Inf and anything at or
+// above maxAmount (never under-charge).
+func capped(f float64) int64 {
+	if !(f < maxAmount) {
+		return maxAmount
+	}
+	return int64(f)
+}
+
+// sum adds non-negative amounts, saturating at maxAmount.
+func sum(xs ...int64) int64 {
+	var t int64
+	for _, x := range xs {
+		if x >= maxAmount-t {
+			return maxAmount
+		}
+		t += x
+	}
+	return t
+}
 
 // Dollars returns n in dollars.
 func (n NanoUSD) Dollars() float64 { return float64(n) / 1e9 }
 
 // cost prices tokens at usdPerMTok, rounding up (never under-charge).
 func cost(tokens int64, usdPerMTok float64) NanoUSD {
-	return NanoUSD(math.Ceil(float64(tokens) * usdPerMTok * 1e3))
+	return NanoUSD(capped(math.Ceil(float64(tokens) * usdPerMTok * 1e3)))
 }
 
 // Spec describes a grant to create. Every budget must be positive: there is

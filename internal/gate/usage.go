@@ -16,14 +16,15 @@ type Usage struct {
 }
 
 // Tokens returns all input and output tokens.
-func (u Usage) Tokens() int64 { return u.Input + u.CacheWrite + u.CacheRead + u.Output }
+// The sum saturates (see [maxAmount]).
+func (u Usage) Tokens() int64 { return sum(u.Input, u.CacheWrite, u.CacheRead, u.Output) }
 
 // Cost prices u at p — at its long-context tier when u's total input is
 // above the tier's threshold — rounding each class up.
 func (u Usage) Cost(p Price) NanoUSD {
-	p = p.at(u.Input + u.CacheWrite + u.CacheRead)
-	return cost(u.Input, p.InputPerMTok) + cost(u.CacheWrite, p.CacheWritePerMTok) +
-		cost(u.CacheRead, p.CacheReadPerMTok) + cost(u.Output, p.OutputPerMTok)
+	p = p.at(sum(u.Input, u.CacheWrite, u.CacheRead))
+	return NanoUSD(sum(int64(cost(u.Input, p.InputPerMTok)), int64(cost(u.CacheWrite, p.CacheWritePerMTok)),
+		int64(cost(u.CacheRead, p.CacheReadPerMTok)), int64(cost(u.Output, p.OutputPerMTok))))
 }
 
 // maxed returns the field-wise maximum: message_delta usage is cumulative
