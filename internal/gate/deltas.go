@@ -36,8 +36,12 @@ func (w *deltaWindow) leaks(c leakCheck, p []byte) bool {
 	}
 	keep := max(len(c.key), formatTail)
 	for line := range bytes.Lines(p) {
-		for _, f := range deltaFields {
-			s, ok := jsonString(line, f)
+		at := deltaValues(line)
+		for i, f := range deltaFields {
+			if at[i] < 0 {
+				continue
+			}
+			s, ok := stringAt(line, at[i]+len(f))
 			if !ok {
 				continue
 			}
@@ -51,6 +55,32 @@ func (w *deltaWindow) leaks(c leakCheck, p []byte) bool {
 	return false
 }
 
+// deltaValues returns, per [deltaFields] entry, the index of its first
+// occurrence in line (-1 if none), in one pass: every field ends in
+// `":"`, so each occurrence ends at an occurrence of `":"` and is found by
+// comparing the bytes before it — the same first indexes as one
+// bytes.Index per field, without rescanning the line four times (issue 18
+// performance: the separate searches were a fifth of the check).
+func deltaValues(line []byte) (at [4]int) {
+	at = [4]int{-1, -1, -1, -1}
+	left := len(deltaFields)
+	for off := 0; left > 0; {
+		j := bytes.Index(line[off:], []byte(`":"`))
+		if j < 0 {
+			break
+		}
+		end := off + j + 3 // just past this `":"`
+		for i, f := range deltaFields {
+			if at[i] < 0 && end >= len(f) && bytes.Equal(line[end-len(f):end], f) {
+				at[i] = end - len(f)
+				left--
+			}
+		}
+		off += j + 1 // occurrences may overlap (`":":"`)
+	}
+	return at
+}
+
 // spans checks w.buf (tail, then a piece of n bytes) for what spans the
 // boundary — the piece alone was checked with its line: the key anywhere
 // in it, formats around the boundary (formatTail bytes either side,
@@ -61,8 +91,7 @@ func (w *deltaWindow) spans(c leakCheck, n int) bool {
 	}
 	at := len(w.buf) - n
 	f := w.buf[max(0, at-formatTail):min(len(w.buf), at+formatTail)]
-	out := answerFormats.Bytes(f)
-	return len(out) != len(f) || !bytes.Equal(out, f)
+	return answerFormats.Changes(f)
 }
 
 // jsonString returns the raw (still escaped) value of the first string
@@ -72,7 +101,13 @@ func jsonString(line, field []byte) ([]byte, bool) {
 	if i < 0 {
 		return nil, false
 	}
-	v := line[i+len(field):]
+	return stringAt(line, i+len(field))
+}
+
+// stringAt returns the raw JSON string whose first byte is line[start],
+// up to its closing quote.
+func stringAt(line []byte, start int) ([]byte, bool) {
+	v := line[start:]
 	for j := 0; j < len(v); j++ {
 		switch v[j] {
 		case '\\':

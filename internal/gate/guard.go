@@ -58,8 +58,7 @@ func (c leakCheck) raw(p []byte) bool {
 	if len(c.key) > 0 && bytes.Contains(p, c.key) {
 		return true
 	}
-	out := answerFormats.Bytes(p)
-	return len(out) != len(p) || !bytes.Equal(out, p)
+	return answerFormats.Changes(p)
 }
 
 // unescaped returns the decoded strings of the JSON in line (an SSE data

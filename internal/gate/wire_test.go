@@ -94,7 +94,9 @@ func TestWireIsBuiltFromTheAllowlist(t *testing.T) {
 	}
 	wantRecord := "forwarded=accept-encoding,anthropic-beta,anthropic-version,content-type,x-api-key " +
 		"dropped=accept-encoding,content-length,cookie,openai-beta,user-agent,x-api-key,x-claude-code-session-id,x-exfil,x-forwarded-for,x-unknown-beta"
-	if !slices.ContainsFunc(f.events.Events(), func(e event.Event) bool { return e.Reason == egress.ReasonRaw && strings.HasPrefix(e.Detail, wantRecord+" custody=gate>") }) {
+	if !slices.ContainsFunc(f.events.Events(), func(e event.Event) bool {
+		return e.Reason == egress.ReasonRaw && strings.HasPrefix(e.Detail, wantRecord+" custody=gate>")
+	}) {
 		t.Errorf("no egress decision recording %q; events %+v", wantRecord, f.events.Events())
 	}
 }

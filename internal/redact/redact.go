@@ -73,6 +73,36 @@ func (r *Redactor) Bytes(p []byte) []byte {
 	return out
 }
 
+// Changes reports whether [Redactor.Bytes] would return bytes other than
+// p: a credential format is in p (a match whose marker spells the very
+// bytes it replaces does not count). It scans exactly as Bytes does, but
+// builds no copy and reuses its scanner, so a check of clean input
+// allocates nothing (the provider gate's response check runs it on every
+// chunk and streamed delta; issue 18 performance).
+func (r *Redactor) Changes(p []byte) bool {
+	c := checks.Get().(*check)
+	c.sc = newScanner(r.rs)
+	ms, _ := c.sc.scan(p, 0, true, c.arr[:0])
+	changed := len(ms) > 0
+	if changed {
+		out := apply(make([]byte, 0, len(p)), p, 0, len(p), ms)
+		changed = len(out) != len(p) || string(out) != string(p)
+	}
+	*c = check{} // drop the references to p and the ruleset
+	checks.Put(c)
+	return changed
+}
+
+// check is [Redactor.Changes]'s pooled state: the detectors take a
+// pointer to the scanner's cursor and the match list, so fresh ones
+// escape to the heap on every call.
+type check struct {
+	sc  scanner
+	arr [8]match
+}
+
+var checks = sync.Pool{New: func() any { return new(check) }}
+
 func (r *Redactor) redact(b []byte) ([]byte, bool) {
 	sc := newScanner(r.rs)
 	var arr [8]match

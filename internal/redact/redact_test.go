@@ -155,3 +155,23 @@ func TestBoundAfterRedaction(t *testing.T) {
 		t.Errorf("Bound short = %q, %v", got, cut)
 	}
 }
+
+// TestChangesAgreesWithBytes: Changes reports exactly when Bytes would
+// return other bytes, for every profile and a credential or clean text.
+func TestChangesAgreesWithBytes(t *testing.T) {
+	key := "sk-ant-api03-" + strings.Repeat("Q", 93) + "AA"
+	inputs := []string{"", "plain text, no secret", "key " + key + " end", "password=" + strings.Repeat("x", 12), "Bearer " + strings.Repeat("a", 40)}
+	for _, r := range []*redact.Redactor{redact.NewAnswer(), redact.NewDiagnostic("")} {
+		for _, in := range inputs {
+			out := r.Bytes([]byte(in))
+			if got, want := r.Changes([]byte(in)), string(out) != in; got != want {
+				t.Errorf("%v Changes(%q) = %v, want %v (Bytes gave %q)", r.Profile(), in, got, want, out)
+			}
+		}
+	}
+	r := redact.NewAnswer()
+	clean := []byte(strings.Repeat("func main() { fmt.Println(\"hello\") } ", 20))
+	if n := testing.AllocsPerRun(100, func() { r.Changes(clean) }); n != 0 {
+		t.Errorf("Changes of clean input allocates %v times, want 0", n)
+	}
+}
