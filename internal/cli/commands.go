@@ -18,5 +18,7 @@ func subcommands(a *app) []*cobra.Command {
 		newJobsCmd(a),
 		newAdmitCmd(a),
 		newRejectCmd(a),
+		newQuarantineCmd(a),
+		newDelegateCmd(a),
 	}
 }

@@ -30,8 +30,10 @@ func (a *app) governance(st *stack) error {
 		return err
 	}
 	a.prices = &lazyCatalog{path: price.CachePath(a.env.StateDir()), log: st.log}
+	del := &lazyDelegation{a: a, log: st.log, events: st.events} // delegate jobs (issue 16), opened on first use
+	st.closers = append(st.closers, del.close)
 	st.gov, err = governor.New(governor.Options{Env: a.env, Runner: st.runner, ConfigPath: path, Catalog: a.prices,
-		Events: st.events, DefaultBackend: cfg.DefaultBackend, Verifier: a.verifier(st.log, st.events)})
+		Events: st.events, DefaultBackend: cfg.DefaultBackend, Verifier: a.verifier(st.log, st.events), Delegation: del.open})
 	return err
 }
 

@@ -1,6 +1,8 @@
 package governor
 
 import (
+	"context"
+	"sync"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/config"
@@ -38,6 +40,10 @@ type Options struct {
 	// sandbox; nil reports configured checks as not run, never runs them
 	// unsandboxed.
 	Verifier *verify.Verifier
+	// Delegation builds what delegate jobs run on (job store, in-process
+	// gate, sandboxed runner), on the first approved job; nil refuses
+	// every job with UNSUPPORTED delegate.unavailable.
+	Delegation func(context.Context) (DelegateDeps, error)
 }
 
 // Governor runs governed turns. It is safe for concurrent use; create one
@@ -52,6 +58,12 @@ type Governor struct {
 	verifier       *verify.Verifier
 	diag           *redact.Redactor
 	models         *modelCache
+
+	delegation   func(context.Context) (DelegateDeps, error)
+	depsOnce     sync.Once
+	delegateDeps DelegateDeps
+	depsErr      error
+	live         live
 }
 
 // New returns a Governor. It fails with PROCESS_ERROR when Runner,
@@ -68,5 +80,5 @@ func New(o Options) (*Governor, error) {
 	}
 	return &Governor{env: o.Env, runner: o.Runner, configPath: o.ConfigPath, catalog: o.Catalog, events: o.Events,
 		defaultBackend: o.DefaultBackend, verifier: o.Verifier, diag: redact.NewDiagnostic(o.Env.Home()),
-		models: newModelCache(modelTTL)}, nil
+		models: newModelCache(modelTTL), delegation: o.Delegation}, nil
 }

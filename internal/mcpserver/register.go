@@ -14,12 +14,13 @@ type toolFactory func() (*mcp.Tool, mcp.ToolHandler)
 // (contract.md §1).
 func (s *Server) register(profile string) error {
 	all := map[string]toolFactory{
-		"consult": s.consultTool,
-		"review":  s.reviewTool,
-		"doctor":  s.doctorTool,
-		"session": s.sessionTool,
-		"cancel":  s.cancelTool,
-		"issue":   s.issueTool,
+		"consult":  s.consultTool,
+		"review":   s.reviewTool,
+		"doctor":   s.doctorTool,
+		"session":  s.sessionTool,
+		"cancel":   s.cancelTool,
+		"issue":    s.issueTool,
+		"delegate": s.delegateTool,
 	}
 	maps.Copy(all, s.aliasTools())
 	handlers := map[string]mcp.ToolHandler{}

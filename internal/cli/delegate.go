@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coagent8/coagent8/internal/delegation"
+	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/gate"
+	"github.com/coagent8/coagent8/internal/governor"
+	"github.com/coagent8/coagent8/internal/job"
+	"github.com/coagent8/coagent8/internal/process"
+	"github.com/coagent8/coagent8/internal/sandbox"
+	"github.com/coagent8/coagent8/internal/store"
+)
+
+// UnsafeUpstreamVar names a loopback provider double the in-process gate
+// forwards delegate jobs to, as PROVIDER=http://127.0.0.1:PORT. It exists
+// for tests and benchmarks only: the real credential then travels in clear
+// text to a local process.
+const UnsafeUpstreamVar = "COAGENT8_UNSAFE_LOOPBACK_UPSTREAM"
+
+// lazyDelegation opens what delegate jobs run on — the job store, the
+// in-process gate, the candidate sandbox and the qualified pinned Claude
+// Code — on the first approved job, and closes it with the stack.
+type lazyDelegation struct {
+	a      *app
+	log    *slog.Logger
+	events event.Sink
+
+	mu      sync.Mutex
+	closers []func()
+}
+
+func (l *lazyDelegation) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := len(l.closers) - 1; i >= 0; i-- {
+		l.closers[i]()
+	}
+	l.closers = nil
+}
+
+func (l *lazyDelegation) open(ctx context.Context) (governor.DelegateDeps, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	a := l.a
+	dir := a.env.StateDir()
+	db, err := store.Open(ctx, filepath.Join(dir, "state.db"), sessionBusy)
+	if err != nil {
+		return governor.DelegateDeps{}, err
+	}
+	l.closers = append(l.closers, func() { db.Close() })
+	jobs, err := job.Open(ctx, db)
+	if err != nil {
+		return governor.DelegateDeps{}, err
+	}
+	g, err := l.gate(ctx)
+	if err != nil {
+		return governor.DelegateDeps{}, err
+	}
+	sb, err := sandbox.New(sandbox.Config{StateDir: dir, AutoQualify: true, Events: l.events})
+	if err != nil {
+		return governor.DelegateDeps{}, err
+	}
+	runner, err := delegation.NewRunner(sb, dir)
+	if err != nil {
+		return governor.DelegateDeps{}, err
+	}
+	return governor.DelegateDeps{Jobs: jobs, Gate: g, Runner: runner, WorkDir: filepath.Join(dir, "jobs"),
+		Runtime: func(ctx context.Context, backend string) (delegation.Runtime, error) {
+			return l.runtime(ctx, runner, backend)
+		}}, nil
+}
+
+// gate opens the in-process gate with the user's declared credentials
+// and egress policy (as `coagent8 gate serve`).
+func (l *lazyDelegation) gate(ctx context.Context) (*gate.Gate, error) {
+	a := l.a
+	creds, err := a.gateCredentials()
+	if err != nil {
+		return nil, err
+	}
+	hops, err := a.gateIntermediaries()
+	if err != nil {
+		return nil, err
+	}
+	opts := gate.Options{Credentials: creds, Intermediaries: hops}
+	if u := a.env.Get(UnsafeUpstreamVar); u != "" {
+		p, origin, ok := strings.Cut(u, "=")
+		if !ok {
+			return nil, fault.New(fault.InvalidInput, "delegate.unsafe_upstream", UnsafeUpstreamVar+" wants PROVIDER=URL")
+		}
+		opts.Upstreams, opts.UnsafeAllowLoopbackUpstream = map[gate.Provider]string{gate.Provider(p): origin}, true
+	}
+	decide := func(ctx context.Context, db *store.DB, events event.Sink) (gate.EgressDecider, error) {
+		d, _, err := a.egressDecider(ctx, db, events, "")
+		return d, err
+	}
+	g, closeFn, err := a.openGate(ctx, opts, decide)
+	if err != nil {
+		return nil, err
+	}
+	l.closers = append(l.closers, closeFn)
+	return g, nil
+}
+
+// runtime resolves and qualifies the pinned CLI of backend (claude only:
+// the governor refuses the others first).
+func (l *lazyDelegation) runtime(ctx context.Context, r *delegation.Runner, backend string) (delegation.Runtime, error) {
+	if backend != "claude" {
+		return delegation.Runtime{}, fault.New(fault.Unsupported, governor.ReasonBackend, "delegate runs Claude Code only")
+	}
+	path, _, err := process.Resolve(l.a.env, "claude", "CLAUDE_PATH")
+	if err != nil {
+		return delegation.Runtime{}, err
+	}
+	rt, err := delegation.ResolveRuntime(path)
+	if err != nil {
+		return rt, err
+	}
+	q, err := r.Qualify(ctx, rt)
+	if err != nil {
+		return rt, err
+	}
+	if !q.Passed {
+		return rt, fault.New(fault.SandboxUnavailable, "delegation.runtime_unqualified",
+			"the pinned Claude Code did not qualify for the candidate profile on this host: "+q.Detail)
+	}
+	return rt, nil
+}
+
+type delegateOptions struct {
+	task, workspace, backend, model, effort, base string
+	budget                                        job.Budget
+}
+
+// newDelegateCmd is `coagent8 delegate` (issue 16 scope 1): a delegate job
+// from a terminal. A terminal cannot ask, so the job runs only for a model
+// that governance allows and delegate.allowWithoutAsking names; it runs in
+// the foreground (this process supervises it) and prints the job.
+func newDelegateCmd(a *app) *cobra.Command {
+	var o delegateOptions
+	c := &cobra.Command{
+		Use:   "delegate TASK",
+		Short: "Run a delegate job: a sandboxed agent edits a copy of the workspace; admit the result with `coagent8 admit JOB`",
+		Args:  wantArgs("TASK"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.task = args[0]
+			return a.delegate(cmd.Context(), o)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&o.workspace, "workspace", "", "the Git work tree's top level (default: the current directory)")
+	fl.StringVar(&o.backend, "backend", "claude", "claude (codex and agy are not supported yet)")
+	fl.StringVar(&o.model, "model", "", "model id (default: the backend's default; still governed)")
+	fl.StringVar(&o.effort, "reasoning-effort", "", "reasoning effort")
+	fl.StringVar(&o.base, "base", "", "HEAD (default) or its commit id")
+	fl.Float64Var(&o.budget.MaxUSD, "max-usd", 0, "spend budget in USD (required; at most delegate.maxUSD)")
+	fl.IntVar(&o.budget.MaxMinutes, "max-minutes", 0, "wall-clock budget (default and ceiling: delegate.maxMinutes)")
+	fl.IntVar(&o.budget.MaxRequests, "max-requests", 0, "model request budget (default 200)")
+	return c
+}
+
+func (a *app) delegate(ctx context.Context, o delegateOptions) error {
+	ws, err := a.jobWorkspace(o.workspace)
+	if err != nil {
+		return err
+	}
+	st, err := a.build(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	v, err := st.gov.Delegate(ctx, governor.DelegateTask{Task: o.task, Backend: o.backend, Workspace: ws, Model: o.model,
+		Effort: o.effort, Base: o.base, Budget: o.budget, Wait: true})
+	if err != nil {
+		return err
+	}
+	if perr := a.printJSON(v); perr != nil {
+		return perr
+	}
+	if v.State == job.Failed.String() {
+		return errors.New("the delegate job failed: " + v.Reason)
+	}
+	return nil
+}

@@ -1,0 +1,306 @@
+package governor
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/delegation"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/gate"
+	"github.com/coagent8/coagent8/internal/job"
+	"github.com/coagent8/coagent8/internal/policy"
+	"github.com/coagent8/coagent8/internal/secret"
+	"github.com/coagent8/coagent8/internal/turn"
+)
+
+// Bounds of a delegate task (issue 16 "Bad input").
+const (
+	// MaxTaskBytes bounds the task text given to the delegated agent.
+	MaxTaskBytes = 64 << 10
+	// DefaultMaxRequests is the request budget when the caller names none.
+	DefaultMaxRequests = 200
+	// maxJobRequests bounds any request budget.
+	maxJobRequests = 10_000
+	// jobTokens bounds the tokens of a job besides its USD budget (the
+	// gate wants every budget positive; the USD budget is the real one).
+	jobTokens = 50_000_000
+)
+
+// Reasons of the delegate path's refusals.
+const (
+	ReasonTaskEmpty       = "delegate.task_empty"
+	ReasonTaskSize        = "delegate.task_size"
+	ReasonBudgetMissing   = "delegate.budget_zero"
+	ReasonBudgetInvalid   = "delegate.budget_invalid"
+	ReasonBudgetCeiling   = "delegate.budget_above_ceiling"
+	ReasonBackend         = "delegate.backend_unsupported"
+	ReasonBase            = "delegate.base"
+	ReasonDirty           = "delegate.workspace_dirty"
+	ReasonUnpriced        = "delegate.unpriced"
+	ReasonConfig          = "delegate.config_invalid"
+	ReasonUnavailable     = "delegate.unavailable"
+	ReasonConsentRequired = "consent.unsupported_client"
+)
+
+// DelegateTask is one delegate job as a surface translated it (MCP tool
+// delegate, `coagent8 delegate`). Every field is the caller's request;
+// consent comes only from Consent.
+type DelegateTask struct {
+	// Task is what the agent is asked to do (non-empty, at most
+	// [MaxTaskBytes] of UTF-8).
+	Task string
+	// Backend is "", "auto" or "claude"; "codex" and "agy" are refused
+	// UNSUPPORTED (see [Governor.Delegate]).
+	Backend string
+	// Workspace is the absolute top level of the user's Git work tree.
+	Workspace string
+	// Model and Effort are as for consult: "" is the backend's default,
+	// still governed.
+	Model, Effort string
+	// Base is the commit the candidate starts from: "" or "HEAD" (the
+	// workspace's HEAD, which must be clean), or HEAD's own commit id.
+	Base string
+	// Budget is what the caller asks for; MaxUSD is required, zero
+	// MaxMinutes takes the user's ceiling, zero MaxRequests
+	// [DefaultMaxRequests].
+	Budget job.Budget
+	// Wait returns only when the job has ended.
+	Wait bool
+	// Consent asks the user about the job; nil refuses every job that
+	// the configuration does not allow without asking.
+	Consent JobConsent
+}
+
+// JobQuestion is what the user is asked before a delegate job starts.
+type JobQuestion struct {
+	// Decision is the governance decision for the concrete model (price
+	// included); Effect is Allow or Ask.
+	Decision policy.Decision
+	// Workspace is the canonical workspace; Budget the approved ceiling.
+	Workspace string
+	Budget    job.Budget
+}
+
+// Message is the text of the question: backend, concrete model and
+// price, the budget ceiling, the workspace, and what the agent may do.
+func (q JobQuestion) Message() string {
+	d := q.Decision
+	price := "no price known"
+	if d.Price != nil {
+		price = d.Price.FloatString(2) + " USD per million output tokens"
+	}
+	return fmt.Sprintf("coagent8 asks before starting a delegate job. Backend: %s. Model: %s. Price: %s. "+
+		"Budget ceiling: %.2f USD, %d requests, %d minutes. Workspace: %s. "+
+		"The agent will edit a copy of the workspace and run commands in a sandbox whose only network is the model provider (through coagent8's gate); "+
+		"your checkout is not changed until you admit the result with `coagent8 admit JOB` in a terminal.",
+		d.Backend, d.Model, price, q.Budget.MaxUSD, q.Budget.MaxRequests, q.Budget.MaxMinutes, q.Workspace)
+}
+
+// JobConsent asks the user whether a delegate job may start. MCP asks by
+// elicitation; the terminal cannot ask and refuses.
+type JobConsent interface {
+	// AskJob returns nil only when the user approved q (approve: true);
+	// otherwise a POLICY_DENIED *fault.Error with a consent.* reason,
+	// which the governor records as the refusal's security event.
+	AskJob(ctx context.Context, q JobQuestion) error
+}
+
+// DelegateDeps is what delegate jobs run on; [Options.Delegation] builds
+// it on the first approved job, so a refusal never opens a sandbox.
+type DelegateDeps struct {
+	Jobs   *job.Store
+	Gate   DelegateGate
+	Runner *delegation.Runner
+	// Runtime returns the pinned CLI of backend ("claude").
+	Runtime func(ctx context.Context, backend string) (delegation.Runtime, error)
+	// Secret is the reference of the real Anthropic credential the
+	// grant names (the zero Ref takes the gate's declared one).
+	Secret secret.Ref
+	// WorkDir is an absolute directory for candidate directories and
+	// receipts (state dir/jobs).
+	WorkDir string
+}
+
+// DelegateGate is the in-process provider gate (*gate.Gate).
+type DelegateGate interface {
+	delegation.Gate
+	Grant(ctx context.Context, s gate.Spec) (gate.Grant, secret.Value, error)
+}
+
+var _ DelegateGate = (*gate.Gate)(nil)
+
+// Delegate validates t, governs it (routing, the concrete model, its
+// price, policy allow/ask/deny), asks the job question (skipped only for
+// a model governance allows and delegate.allowWithoutAsking names),
+// creates the job row and a grant for exactly that provider, model and
+// budget, and starts the agent in the background. It returns the job at
+// once (running), or once it ended when t.Wait.
+//
+// Errors, before anything is started or sent: INVALID_INPUT (task,
+// workspace, budget, base; delegate.* and workspace.* reasons),
+// POLICY_DENIED (governance, delegate.budget_above_ceiling,
+// delegate.unpriced, consent.*), UNSUPPORTED delegate.backend_unsupported
+// (codex, agy); then the dependencies' own (SANDBOX_UNAVAILABLE, …).
+func (g *Governor) Delegate(ctx context.Context, t DelegateTask) (JobView, error) {
+	if err := validTask(t.Task); err != nil {
+		return JobView{}, err
+	}
+	cfg, _ := g.loadConfig()
+	if err := cfg.GovernanceErr(); err != nil {
+		return JobView{}, g.refuse(err, t.Backend, t.Model, "")
+	}
+	if err := cfg.DelegateErr(); err != nil {
+		return JobView{}, g.refuse(fault.Wrap(fault.PolicyDenied, ReasonConfig,
+			"delegate jobs are refused until the delegate section of the coagent8 configuration is fixed: "+err.Error(), err), t.Backend, t.Model, "delegate")
+	}
+	budget, err := ceiling(t.Budget, cfg.Delegate)
+	if err != nil {
+		return JobView{}, g.refuse(err, t.Backend, t.Model, "delegate")
+	}
+	backend, err := delegateBackend(t.Backend)
+	if err != nil {
+		return JobView{}, err
+	}
+	if err := routed(cfg, backend); err != nil {
+		return JobView{}, g.refuse(err, backend, t.Model, "routing.allowedBackends")
+	}
+	ws, base, err := g.delegateWorkspace(ctx, t.Workspace, t.Base)
+	if err != nil {
+		return JobView{}, err
+	}
+	d, err := g.delegateDecision(ctx, cfg, backend, ws, t)
+	if err != nil {
+		return JobView{}, err
+	}
+	q := JobQuestion{Decision: d, Workspace: ws, Budget: budget}
+	if err := g.jobConsent(ctx, cfg, q, t.Consent); err != nil {
+		return JobView{}, err
+	}
+	return g.startJob(ctx, t, q, base)
+}
+
+func validTask(task string) error {
+	switch {
+	case strings.TrimSpace(task) == "":
+		return fault.New(fault.InvalidInput, ReasonTaskEmpty, "task is required: say what the delegated agent should do.")
+	case len(task) > MaxTaskBytes:
+		return fault.New(fault.InputLimit, ReasonTaskSize, fmt.Sprintf("The task is %d bytes, above the limit of %d bytes.", len(task), MaxTaskBytes))
+	case !utf8.ValidString(task) || strings.ContainsRune(task, 0):
+		return fault.New(fault.InvalidInput, ReasonTaskEmpty, "task must be UTF-8 text without NUL bytes.")
+	}
+	return nil
+}
+
+// ceiling fills the budget's defaults and refuses one above the user's
+// ceilings (a caller can ask for less, never more).
+func ceiling(b job.Budget, c config.Delegate) (job.Budget, error) {
+	switch {
+	case b.MaxUSD < 0 || b.MaxUSD != b.MaxUSD || b.MaxMinutes < 0 || b.MaxRequests < 0 || b.MaxRequests > maxJobRequests:
+		return b, fault.New(fault.InvalidInput, ReasonBudgetInvalid, "budget fields must be positive numbers (max_requests at most 10000).")
+	case b.MaxUSD == 0:
+		return b, fault.New(fault.InvalidInput, ReasonBudgetMissing, "budget.max_usd is required and must be above 0: a job runs only within a spend budget.")
+	}
+	if b.MaxMinutes == 0 {
+		b.MaxMinutes = c.MaxMinutes
+	}
+	if b.MaxRequests == 0 {
+		b.MaxRequests = DefaultMaxRequests
+	}
+	if b.MaxUSD > c.MaxUSD || b.MaxMinutes > c.MaxMinutes {
+		return b, fault.New(fault.PolicyDenied, ReasonBudgetCeiling, fmt.Sprintf(
+			"the budget (%.2f USD, %d minutes) is above your ceilings delegate.maxUSD %.2f and delegate.maxMinutes %d in the coagent8 configuration; ask for less, or raise them there",
+			b.MaxUSD, b.MaxMinutes, c.MaxUSD, c.MaxMinutes)).With("max_usd", fmt.Sprint(c.MaxUSD)).With("max_minutes", fmt.Sprint(c.MaxMinutes))
+	}
+	return b, nil
+}
+
+// delegateBackend routes the job. Only Claude Code has a verified
+// candidate profile and job path in package delegation.
+func delegateBackend(b string) (string, error) {
+	switch strings.ToLower(b) {
+	case "", "auto", "claude":
+		return "claude", nil
+	case "codex", "agy", "gemini":
+		return "", fault.New(fault.Unsupported, ReasonBackend, "delegate runs Claude Code only in this version: "+
+			"the delegated-agent runner has a verified candidate profile and job path for Claude Code "+delegation.ClaudeVersion+
+			", none yet for "+b+"; use backend claude").With("backend", b)
+	}
+	return "", fault.New(fault.InvalidInput, "backend.unknown", "unknown backend: use claude (or auto)")
+}
+
+// delegateDecision resolves the concrete model and applies governance; a
+// deny is refused, and so is a model with no price (a USD budget could
+// not be enforced at the gate).
+func (g *Governor) delegateDecision(ctx context.Context, cfg config.File, backend, ws string, t DelegateTask) (policy.Decision, error) {
+	concrete, def, err := g.models.resolve(ctx, g.runner.Backend(backend), ws, t.Model)
+	if err != nil {
+		return policy.Decision{}, err
+	}
+	d := policy.Decide(cfg.Governance, g.catalog, policy.Input{Backend: backend, Requested: concrete, Default: def, Effort: t.Effort})
+	switch {
+	case d.Effect == policy.Deny:
+		return d, g.refuse(d.Err(), d.Backend, d.Model, d.Rule)
+	case d.Effect != policy.Allow && d.Effect != policy.Ask:
+		return d, g.refuse(fault.New(fault.PolicyDenied, "governor.invalid_effect", "the governance decision was not understood"), d.Backend, d.Model, d.Rule)
+	case d.Price == nil || d.Price.Sign() <= 0:
+		return d, g.refuse(fault.New(fault.PolicyDenied, ReasonUnpriced, "model "+d.Model+
+			" has no known price, so a USD budget cannot be enforced for a delegate job; name a priced model"), d.Backend, d.Model, "")
+	}
+	return d, nil
+}
+
+// jobConsent asks the job question unless the user's configuration
+// allows this model without asking (governance allow and
+// delegate.allowWithoutAsking, within the ceilings already checked).
+func (g *Governor) jobConsent(ctx context.Context, cfg config.File, q JobQuestion, c JobConsent) error {
+	d := q.Decision
+	if d.Effect == policy.Allow && slices.Contains(cfg.Delegate.AllowWithoutAsking, d.Model) {
+		return nil
+	}
+	if c == nil {
+		return g.refuse(fault.New(fault.PolicyDenied, ReasonConsentRequired, "a delegate job needs the user's approval and this surface cannot ask; "+
+			"approve it in an MCP host that shows the form, or add "+d.Model+" to delegate.allowWithoutAsking in the coagent8 configuration"), d.Backend, d.Model, "")
+	}
+	if err := c.AskJob(ctx, q); err != nil {
+		return g.refuse(err, d.Backend, d.Model, d.Rule) // the one security event of the refusal
+	}
+	return nil
+}
+
+// gatePrice is the grant's price: the catalog knows output prices only,
+// so every token class is charged at the output rate, an upper bound that
+// never under-charges the budget.
+func gatePrice(p *big.Rat) *gate.Price {
+	f, _ := p.Float64()
+	return &gate.Price{InputPerMTok: f, OutputPerMTok: f, CacheWritePerMTok: f, CacheReadPerMTok: f}
+}
+
+// delegateWorkspace canonicalises the workspace (it must be the top
+// level of a Git work tree: the candidate is a Git patch against a base
+// commit) and resolves the base: HEAD, which must have no uncommitted
+// tracked change (otherwise the patch would carry the user's own edits).
+func (g *Governor) delegateWorkspace(ctx context.Context, path, base string) (string, string, error) {
+	ws, err := turn.Workspace(path)
+	if err != nil {
+		return "", "", err
+	}
+	if base == "uncommitted" {
+		return "", "", fault.New(fault.Unsupported, ReasonBase, "base uncommitted is not supported yet: commit your changes and delegate from HEAD")
+	}
+	head, err := gitHead(ctx, g.env, ws)
+	if err != nil {
+		return "", "", err
+	}
+	if base != "" && base != "HEAD" && !strings.HasPrefix(head.commit, strings.ToLower(base)) || len(base) > 0 && len(base) < 7 && base != "HEAD" {
+		return "", "", fault.New(fault.InvalidInput, ReasonBase, "base must be HEAD (the workspace's checked-out commit "+head.commit[:12]+"): the candidate starts from the checkout").With("head", head.commit)
+	}
+	if head.dirty {
+		return "", "", fault.New(fault.InvalidInput, ReasonDirty, "the workspace has uncommitted changes to tracked files: commit or stash them first, so the candidate patch carries only the agent's changes")
+	}
+	return ws, head.commit, nil
+}

@@ -1,0 +1,283 @@
+package governor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/delegation"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/gate"
+	"github.com/coagent8/coagent8/internal/gitrepo"
+	"github.com/coagent8/coagent8/internal/job"
+	"github.com/coagent8/coagent8/internal/quarantine"
+	"github.com/coagent8/coagent8/internal/sandbox"
+)
+
+type head struct {
+	commit string
+	dirty  bool
+}
+
+func gitHead(ctx context.Context, env config.Env, ws string) (head, error) {
+	r, err := gitrepo.Open(ctx, env, ws)
+	if err != nil {
+		return head{}, err
+	}
+	out, err := r.Run(ctx, ws, nil, nil, "rev-parse", "--verify", "HEAD^{commit}")
+	if err != nil {
+		return head{}, fault.Wrap(fault.InvalidInput, ReasonBase, "the workspace has no commit yet: commit once, then delegate from HEAD", err)
+	}
+	st, err := r.Run(ctx, ws, nil, nil, "status", "--porcelain", "--untracked-files=no")
+	if err != nil {
+		return head{}, err
+	}
+	return head{commit: strings.TrimSpace(string(out)), dirty: len(bytes.TrimSpace(st)) > 0}, nil
+}
+
+// live are the jobs this process runs: their cancel functions and done
+// channels (cancel; wait).
+type live struct {
+	mu   sync.Mutex
+	jobs map[string]*running
+}
+
+type running struct {
+	cancel    context.CancelFunc
+	done      chan struct{}
+	cancelled bool
+}
+
+func (l *live) add(id string, r *running) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.jobs == nil {
+		l.jobs = map[string]*running{}
+	}
+	l.jobs[id] = r
+}
+
+func (l *live) get(id string) *running {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.jobs[id]
+}
+
+// deps builds the delegate dependencies once, on the first approved job.
+func (g *Governor) deps(ctx context.Context) (DelegateDeps, error) {
+	g.depsOnce.Do(func() {
+		if g.delegation == nil {
+			g.depsErr = fault.New(fault.Unsupported, ReasonUnavailable, "delegate jobs are not available in this coagent8 process")
+			return
+		}
+		g.delegateDeps, g.depsErr = g.delegation(ctx)
+	})
+	return g.delegateDeps, g.depsErr
+}
+
+// startJob creates the job row and its grant and starts the agent.
+func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, base string) (JobView, error) {
+	deps, err := g.deps(ctx)
+	if err != nil {
+		return JobView{}, err
+	}
+	rt, err := deps.Runtime(ctx, q.Decision.Backend)
+	if err != nil {
+		return JobView{}, err
+	}
+	d := q.Decision
+	j, err := deps.Jobs.Create(ctx, job.Spec{Workspace: q.Workspace, Base: base, Backend: d.Backend, Model: d.Model, Budget: q.Budget})
+	if err != nil {
+		return JobView{}, err
+	}
+	limit := time.Duration(q.Budget.MaxMinutes) * time.Minute
+	gr, phantom, err := deps.Gate.Grant(ctx, gate.Spec{Provider: gate.Anthropic, Model: d.Model, Job: j.ID, TTL: limit + time.Minute,
+		Secret: deps.Secret, MaxRequests: int64(q.Budget.MaxRequests), MaxTokens: jobTokens, MaxSpend: gate.USD(q.Budget.MaxUSD),
+		Price: gatePrice(d.Price)})
+	if err != nil {
+		return JobView{}, g.abort(ctx, deps, j.ID, "delegate.grant", err)
+	}
+	dir := filepath.Join(deps.WorkDir, j.ID)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		_ = deps.Gate.Revoke(ctx, gr.ID)
+		return JobView{}, g.abort(ctx, deps, j.ID, "delegate.workdir", fault.Wrap(fault.ProcessError, "delegate.workdir", "the job directory cannot be made", err))
+	}
+	jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
+	r := &running{cancel: cancel, done: make(chan struct{})}
+	g.live.add(j.ID, r)
+	out := &tail{max: 4 << 20}
+	dj := delegation.Job{Runtime: rt, Model: d.Model, Prompt: t.Task, Workspace: q.Workspace, CandidateDir: dir,
+		Phantom: phantom, Gate: deps.Gate, Grant: gr.ID, Stdout: out}
+	go func() {
+		defer close(r.done)
+		defer cancel()
+		res, err := deps.Runner.Run(jctx, dj)
+		g.finishJob(context.WithoutCancel(ctx), deps, j, r, res, err, out.final())
+		_ = deps.Gate.Revoke(context.WithoutCancel(ctx), gr.ID) // the grant ends with its job
+	}()
+	if t.Wait {
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+		}
+	}
+	return g.JobStatus(context.WithoutCancel(ctx), q.Workspace, j.ID)
+}
+
+// abort fails a job that could not start and returns err.
+func (g *Governor) abort(ctx context.Context, deps DelegateDeps, id, reason string, err error) error {
+	_ = deps.Jobs.Transition(context.WithoutCancel(ctx), id, []job.State{job.Running}, job.Failed, reason)
+	return err
+}
+
+// finishJob quarantines the candidate and ends the job row.
+func (g *Governor) finishJob(ctx context.Context, deps DelegateDeps, j job.Job, r *running, res delegation.Result, runErr error, message []byte) {
+	writeReceipt(filepath.Join(deps.WorkDir, j.ID, "receipt.json"), res)
+	g.live.mu.Lock()
+	cancelled := r.cancelled
+	g.live.mu.Unlock()
+	switch {
+	case cancelled:
+		// The candidate directory is kept as it was when the tree ended.
+		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Cancelled, "delegate.cancelled")
+		return
+	case runErr != nil:
+		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, fault.From(runErr).Reason)
+		return
+	case !res.Receipt.Exit.Success():
+		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, "delegate.agent_"+res.Receipt.Exit.Class.String())
+		return
+	}
+	c, err := g.quarantine(ctx, j, filepath.Join(deps.WorkDir, j.ID, "upper"), res)
+	if err != nil {
+		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, fault.From(err).Reason)
+		return
+	}
+	st, err := deps.Jobs.Attach(ctx, j.ID, job.Candidate{Patch: c.Patch, Digest: c.Digest, Findings: c.Findings, Message: message})
+	if err == nil && st == job.Succeeded && res.Tainted {
+		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Succeeded}, job.Tainted, "gate.revoked")
+	}
+	// The patch is stored; the upper layer is no longer needed.
+	_ = os.RemoveAll(filepath.Join(deps.WorkDir, j.ID, "upper"))
+	_ = os.RemoveAll(filepath.Join(deps.WorkDir, j.ID, "work"))
+}
+
+func (g *Governor) quarantine(ctx context.Context, j job.Job, upper string, res delegation.Result) (*quarantine.Candidate, error) {
+	repo, err := gitrepo.Open(ctx, g.env, j.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	return quarantine.Build(ctx, quarantine.Input{Repo: repo, Base: j.Base, Upper: upper, Changes: res.Changes,
+		ScratchDir: filepath.Dir(upper)})
+}
+
+// Receipt is a job's stored receipt: the sandbox's containment receipt
+// and the grant's final counters.
+type Receipt struct {
+	Sandbox *sandbox.Receipt `json:"sandbox,omitempty"`
+	Grant   *gate.Grant      `json:"grant,omitempty"`
+}
+
+func writeReceipt(path string, res delegation.Result) {
+	r := Receipt{}
+	if res.Receipt.Profile != "" {
+		r.Sandbox = &res.Receipt
+	}
+	if res.Grant.ID != "" {
+		r.Grant = &res.Grant
+	}
+	b, _ := json.MarshalIndent(r, "", "  ")
+	_ = os.WriteFile(path, b, 0o600)
+}
+
+func readReceipt(path string) *Receipt {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var r Receipt
+	if json.Unmarshal(b, &r) != nil {
+		return nil
+	}
+	return &r
+}
+
+// CancelJob ends job id of workspace ws if this process runs it: its tree
+// is ended, its grant revoked, and the job recorded cancelled. It waits
+// (bounded) for the job to settle and returns it. A job this process does
+// not run is returned as it is, or refused INVALID_INPUT job.state when
+// it is running elsewhere.
+func (g *Governor) CancelJob(ctx context.Context, ws, id string) (JobView, error) {
+	v, err := g.JobStatus(ctx, ws, id)
+	if err != nil {
+		return v, err
+	}
+	r := g.live.get(id)
+	if r == nil {
+		if v.State == job.Running.String() {
+			return v, fault.New(fault.InvalidInput, job.ReasonState, "job "+id+" is run by another coagent8 process; cancel it there")
+		}
+		return v, nil
+	}
+	g.live.mu.Lock()
+	r.cancelled = true
+	g.live.mu.Unlock()
+	r.cancel()
+	select {
+	case <-r.done:
+	case <-time.After(30 * time.Second):
+	}
+	return g.JobStatus(ctx, ws, id)
+}
+
+// WaitJob blocks until job id (run by this process) ends or ctx is done.
+func (g *Governor) WaitJob(ctx context.Context, id string) {
+	if r := g.live.get(id); r != nil {
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+		}
+	}
+}
+
+// tail keeps the last max bytes of the agent's stream-json output, from
+// which the final message is read.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+// final returns the "result" text of the last result event (Claude Code
+// stream-json), or nil.
+func (t *tail) final() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := bytes.Split(t.b, []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		var ev struct {
+			Type   string `json:"type"`
+			Result string `json:"result"`
+		}
+		if json.Unmarshal(lines[i], &ev) == nil && ev.Type == "result" {
+			return []byte(ev.Result)
+		}
+	}
+	return nil
+}

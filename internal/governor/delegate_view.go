@@ -1,0 +1,103 @@
+package governor
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/job"
+	"github.com/coagent8/coagent8/internal/quarantine"
+)
+
+// JobView is a delegate job as the surfaces return it (the delegate
+// tool's structuredContent). Untrusted bytes — the patch and the agent's
+// final message — appear only inside Patch and Message, each a fenced
+// block from [quarantine.Render] (provenance-tagged, redacted).
+type JobView struct {
+	SchemaVersion int        `json:"schemaVersion"`
+	Job           string     `json:"job"`
+	State         string     `json:"state" jsonschema:"running, succeeded, failed, cancelled, tainted, rejected, expired or admitted"`
+	Reason        string     `json:"reason,omitempty"`
+	Backend       string     `json:"backend"`
+	Model         string     `json:"model"`
+	Workspace     string     `json:"workspace"`
+	Base          string     `json:"base"`
+	Budget        job.Budget `json:"budget"`
+	// Used are the grant's final counters once the job ended.
+	Used *JobUsage `json:"used,omitempty"`
+	// Digest is the candidate patch's "sha256:" digest.
+	Digest   string       `json:"digest,omitempty"`
+	Findings []JobFinding `json:"findings,omitempty"`
+	Patch    string       `json:"patch,omitempty"`
+	Message  string       `json:"message,omitempty"`
+	// Admit says how the user admits the candidate; no tool does.
+	Admit string `json:"admit,omitempty"`
+}
+
+// JobFinding is one scan finding of the candidate ([quarantine.Finding]):
+// Path is the agent's choice, shown as data.
+type JobFinding struct {
+	Rule     string `json:"rule"`
+	Severity string `json:"severity" jsonschema:"warn or block (block taints the candidate)"`
+	Path     string `json:"path"`
+	Line     int    `json:"line,omitempty"`
+	Message  string `json:"message"`
+}
+
+// JobUsage are the job's grant counters: requests, tokens and spend in
+// USD, and the grant's final state.
+type JobUsage struct {
+	Requests   int64   `json:"requests"`
+	Tokens     int64   `json:"tokens"`
+	USD        float64 `json:"usd"`
+	GrantState string  `json:"grant_state"`
+}
+
+// JobStatus returns job id of workspace ws. A job of another workspace is
+// INVALID_INPUT job.unknown, like an unknown one.
+func (g *Governor) JobStatus(ctx context.Context, ws, id string) (JobView, error) {
+	deps, err := g.deps(ctx)
+	if err != nil {
+		return JobView{}, err
+	}
+	j, err := deps.Jobs.Get(ctx, id)
+	if err == nil && !samePath(j.Workspace, ws) {
+		err = fault.New(fault.InvalidInput, job.ReasonUnknown, "Unknown job handle.").With("job", id)
+	}
+	if err != nil {
+		return JobView{}, err
+	}
+	return view(j, readReceipt(filepath.Join(deps.WorkDir, j.ID, "receipt.json"))), nil
+}
+
+func samePath(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && filepath.Clean(ra) == filepath.Clean(rb)
+}
+
+func view(j job.Job, r *Receipt) JobView {
+	v := JobView{SchemaVersion: 1, Job: j.ID, State: j.State.String(), Reason: j.Reason, Backend: j.Backend, Model: j.Model,
+		Workspace: j.Workspace, Base: j.Base, Budget: j.Budget}
+	if r != nil && r.Grant != nil {
+		u := r.Grant.Used
+		v.Used = &JobUsage{Requests: u.Requests, Tokens: u.Tokens, USD: u.Spend.Dollars(), GrantState: string(r.Grant.State)}
+	}
+	if c := j.Candidate; c != nil {
+		v.Digest = c.Digest
+		for _, f := range c.Findings {
+			v.Findings = append(v.Findings, JobFinding{Rule: f.Rule, Severity: f.Severity.String(), Path: f.Path, Line: f.Line, Message: f.Message})
+		}
+		if len(c.Patch) > 0 {
+			v.Patch = quarantine.Render(quarantine.Fenced{Job: j.ID, Profile: "candidate", Kind: "patch", Body: c.Patch})
+		}
+		if len(c.Message) > 0 {
+			v.Message = quarantine.Render(quarantine.Fenced{Job: j.ID, Profile: "candidate", Kind: "message", Body: c.Message})
+		}
+	}
+	if j.State == job.Succeeded || j.State == job.Tainted {
+		v.Admit = "Only the user admits a candidate: review it with `coagent8 jobs " + j.ID + "`, then run `coagent8 admit " + j.ID +
+			"` (or `coagent8 reject " + j.ID + "`) in a terminal in the workspace."
+	}
+	return v
+}

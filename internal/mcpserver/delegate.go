@@ -1,0 +1,186 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/coagent8/coagent8/internal/consent"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/governor"
+	"github.com/coagent8/coagent8/internal/job"
+	"github.com/coagent8/coagent8/internal/turn"
+)
+
+// DelegateArgs are the delegate tool's arguments (issue 16 scope 1).
+// There is no field that approves, admits or relaxes the sandbox: consent
+// comes only from the user's elicitation answer, admission only from the
+// user's terminal.
+type DelegateArgs struct {
+	Action          string          `json:"action,omitempty" jsonschema:"start (default), status or cancel"`
+	Task            string          `json:"task,omitempty" jsonschema:"start: what the delegated agent should do"`
+	Backend         string          `json:"backend,omitempty" jsonschema:"claude or auto (codex and agy are refused as unsupported)"`
+	WorkspacePath   string          `json:"workspace_path" jsonschema:"absolute path of the Git work tree's top level"`
+	Model           string          `json:"model,omitempty" jsonschema:"model id; omitted = the backend's default (still governed)"`
+	ReasoningEffort string          `json:"reasoning_effort,omitempty" jsonschema:"none, minimal, low, medium, high, xhigh or max"`
+	Budget          *DelegateBudget `json:"budget,omitempty" jsonschema:"start: the job's budget (max_usd required), at most the user's ceilings"`
+	Base            string          `json:"base,omitempty" jsonschema:"HEAD (default) or its commit id; uncommitted is not supported yet"`
+	Wait            *bool           `json:"wait,omitempty" jsonschema:"true = answer when the job has ended; default false (answer at once with the job handle)"`
+	Job             string          `json:"job,omitempty" jsonschema:"status, cancel: the job handle"`
+}
+
+// DelegateBudget is the budget a caller asks for.
+type DelegateBudget struct {
+	MaxUSD      float64 `json:"max_usd" jsonschema:"spend budget in US dollars (> 0, at most delegate.maxUSD)"`
+	MaxRequests int     `json:"max_requests,omitempty" jsonschema:"model requests (default 200)"`
+	MaxMinutes  int     `json:"max_minutes,omitempty" jsonschema:"wall-clock minutes (default and ceiling delegate.maxMinutes)"`
+}
+
+func delegateSchema(s *jsonschema.Schema) {
+	s.Required = []string{"workspace_path"}
+	nonEmpty(s, "workspace_path", "model", "job")
+	enum(s, "action", "start", "status", "cancel")
+	enum(s, "backend", "auto", "claude", "codex", "agy", "gemini")
+	enum(s, "reasoning_effort", "none", "minimal", "low", "medium", "high", "xhigh", "max")
+	s.Properties["task"].MaxLength = ptr(governor.MaxTaskBytes)
+	b := s.Properties["budget"]
+	b.Required = []string{"max_usd"}
+	b.Properties["max_requests"].Minimum = ptr(0.0)
+	b.Properties["max_minutes"].Minimum = ptr(0.0)
+}
+
+const delegateDescription = `Delegate a task to a local coding agent (Claude Code) that edits a copy of the workspace and runs commands ` +
+	`in a sandbox whose only network is the model provider, within a budget the user approves (asked by elicitation; only approve:true starts it). ` +
+	`Returns a job handle at once (wait:true to wait); poll with action status, stop with action cancel. ` +
+	`The result is a quarantined candidate patch shown only inside an untrusted fenced block; it never changes the checkout: ` +
+	`only the user admits it, with coagent8 admit JOB in a terminal.`
+
+func (s *Server) delegateTool() (*mcp.Tool, mcp.ToolHandler) {
+	in, resolved := schemaFor[DelegateArgs](delegateSchema)
+	out := outputSchemaFor[governor.JobView]()
+	out.Required = nil
+	tool := &mcp.Tool{Name: "delegate", Title: "Delegate a task to a sandboxed coding agent", Description: delegateDescription,
+		InputSchema: in, OutputSchema: out, Icons: []mcp.Icon{icon()},
+		// Not destructive: the user's checkout is never written (the
+		// candidate is admitted only by the user); open world: the agent
+		// reaches the model provider.
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(true)}}
+	return tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := decode[DelegateArgs](req.Params.Arguments, resolved)
+		if err != nil {
+			return s.inputError(req, err)
+		}
+		v, err := s.delegate(ctx, req, a)
+		if err != nil {
+			return s.toolError(err), nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: jobText(v)}}, StructuredContent: v}, nil
+	}
+}
+
+func (s *Server) delegate(ctx context.Context, req *mcp.CallToolRequest, a DelegateArgs) (governor.JobView, error) {
+	if a.Action == "status" || a.Action == "cancel" {
+		if a.Job == "" {
+			return governor.JobView{}, fault.New(fault.InvalidInput, "delegate.job_missing", "job is required for "+a.Action+".")
+		}
+		ws, err := turn.Workspace(a.WorkspacePath)
+		if err != nil {
+			return governor.JobView{}, err
+		}
+		if a.Action == "cancel" {
+			return s.gov.CancelJob(ctx, ws, a.Job)
+		}
+		return s.gov.JobStatus(ctx, ws, a.Job)
+	}
+	var b job.Budget
+	if a.Budget != nil {
+		b = job.Budget{MaxUSD: a.Budget.MaxUSD, MaxRequests: a.Budget.MaxRequests, MaxMinutes: a.Budget.MaxMinutes}
+	}
+	return s.gov.Delegate(ctx, governor.DelegateTask{Task: a.Task, Backend: a.Backend, Workspace: a.WorkspacePath, Model: a.Model,
+		Effort: a.ReasoningEffort, Base: a.Base, Budget: b, Wait: a.Wait != nil && *a.Wait, Consent: jobElicitation{req: req}})
+}
+
+// jobText is the short text rendering: the job's state; the fenced
+// blocks are in structuredContent only once, and repeated here so hosts
+// that show only text see them, still fenced.
+func jobText(v governor.JobView) string {
+	t := fmt.Sprintf("Delegate job %s: %s", v.Job, v.State)
+	if v.Reason != "" {
+		t += " (" + v.Reason + ")"
+	}
+	t += ". Backend " + v.Backend + ", model " + v.Model + "."
+	if v.Admit != "" {
+		t += " " + v.Admit
+	}
+	for _, b := range []string{v.Patch, v.Message} {
+		if b != "" {
+			t += "\n\n" + b
+		}
+	}
+	return t
+}
+
+// jobElicitation asks the job question through the tool call's form
+// elicitation (elicitation/create). Only accept with approve === true is
+// consent (R-042); hosts without form elicitation, and the input-request
+// flow of MCP 2026-07-28 which this question does not use yet, are
+// refused consent.unsupported_client.
+type jobElicitation struct{ req *mcp.CallToolRequest }
+
+func (e jobElicitation) AskJob(ctx context.Context, q governor.JobQuestion) error {
+	req := e.req
+	if req == nil || req.Session == nil || !formElicitation(req.Session.InitializeParams()) || req.ProtocolVersion() >= "2026-07-28" {
+		return jobDenied(q, consent.ReasonUnsupportedClient, "this MCP client cannot show an approval form (no elicitation support)")
+	}
+	ectx, cancel := context.WithTimeout(ctx, consent.DefaultTimeout)
+	defer cancel()
+	res, err := req.Session.Elicit(ectx, jobParams(q))
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return jobDenied(q, consent.ReasonAborted, "the call was cancelled while waiting for approval")
+	case err != nil && ectx.Err() != nil:
+		return jobDenied(q, consent.ReasonTimeout, "the approval request was not answered in time")
+	case err != nil:
+		return fault.Wrap(fault.PolicyDenied, consent.ReasonFailed, "the delegate job was not started: the approval request failed", err)
+	}
+	switch res.Action {
+	case "decline":
+		return jobDenied(q, consent.ReasonDeclined, "the user declined")
+	case "cancel":
+		return jobDenied(q, consent.ReasonCancelled, "the approval request was cancelled or dismissed in the host")
+	case "accept":
+	default:
+		return jobDenied(q, consent.ReasonInvalidAnswer, "the answer did not contain approve: true")
+	}
+	switch approve, ok := res.Content["approve"].(bool); {
+	case !ok:
+		return jobDenied(q, consent.ReasonInvalidAnswer, "the answer did not contain approve: true")
+	case !approve:
+		return jobDenied(q, consent.ReasonNotApproved, "the user did not approve")
+	}
+	return nil
+}
+
+func formElicitation(p *mcp.InitializeParams) bool {
+	if p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
+		return false
+	}
+	c := p.Capabilities.Elicitation
+	return c.Form != nil || c.URL == nil
+}
+
+func jobParams(q governor.JobQuestion) *mcp.ElicitParams {
+	schema := map[string]any{"type": "object", "required": []string{"approve"}, "properties": map[string]any{
+		"approve": map[string]any{"type": "boolean", "title": "Start this delegate job",
+			"description": "Choose true to let coagent8 start this one job with this model and budget."},
+	}}
+	return &mcp.ElicitParams{Mode: "form", Message: q.Message(), RequestedSchema: schema}
+}
+
+func jobDenied(q governor.JobQuestion, reason, what string) error {
+	return fault.New(fault.PolicyDenied, reason, "the delegate job was not started: "+what+
+		"; approve it in an MCP host that shows the form, or add "+q.Decision.Model+" to delegate.allowWithoutAsking in the coagent8 configuration").
+		With("model", q.Decision.Model)
+}
