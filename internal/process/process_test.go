@@ -43,6 +43,17 @@ func runParent() {
 	if err := cmd.Start(); err != nil {
 		os.Exit(9)
 	}
+	// "ready" only once the whole tree is up: a loaded host (or a race
+	// build) can take longer to start the grandchild than the deadline
+	// and idle tests give the tree, and those tests must see it whole.
+	// Meanwhile a "wait" line every 50 ms keeps the idle timer quiet.
+	for i := 0; i < 600; i++ {
+		if b, _ := os.ReadFile(os.Getenv("PROCESS_TEST_PIDFILE")); len(b) > 0 {
+			break
+		}
+		fmt.Println("wait")
+		time.Sleep(50 * time.Millisecond)
+	}
 	fmt.Println("ready")
 	time.Sleep(time.Hour)
 }
@@ -76,7 +87,12 @@ func startTree(t *testing.T, ctx context.Context, s Spec) (*Proc, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line, err := NewLines(p.Stdout(), 1024).Next()
+	lines := NewLines(p.Stdout(), 1024)
+	line, err := lines.Next()
+	for err == nil && string(line) == "wait" {
+		p.Touch() // as the adapters do for every line read
+		line, err = lines.Next()
+	}
 	if err != nil || string(line) != "ready" {
 		t.Fatalf("parent did not start: %q %v (stderr %q)", line, err, p.Stderr())
 	}
@@ -132,7 +148,7 @@ func TestCancelKillsWholeTree(t *testing.T) {
 }
 
 func TestDeadlineKillsWholeTree(t *testing.T) {
-	p, gc := startTree(t, context.Background(), Spec{Deadline: 300 * time.Millisecond})
+	p, gc := startTree(t, context.Background(), Spec{Deadline: 3 * time.Second})
 	_, why := p.Wait()
 	if why != EndDeadline {
 		t.Fatalf("end = %v, want EndDeadline", why)
@@ -141,7 +157,7 @@ func TestDeadlineKillsWholeTree(t *testing.T) {
 }
 
 func TestIdleTimeoutKillsWholeTree(t *testing.T) {
-	p, gc := startTree(t, context.Background(), Spec{IdleTimeout: 200 * time.Millisecond})
+	p, gc := startTree(t, context.Background(), Spec{IdleTimeout: 2 * time.Second})
 	_, why := p.Wait()
 	if why != EndIdle {
 		t.Fatalf("end = %v, want EndIdle", why)
