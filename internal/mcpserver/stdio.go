@@ -58,6 +58,10 @@ type readResult struct {
 type call struct {
 	method    string
 	cancelled bool
+	// badParams marks an initialize whose params do not decode: the SDK
+	// refuses it with a code-less error, which is -32602 invalid params,
+	// not the -32600 of a lifecycle refusal.
+	badParams bool
 }
 
 type stdioConn struct {
@@ -143,7 +147,8 @@ func (c *stdioConn) track(msg jsonrpc.Message) {
 		// (answered with a null id); it must not replace the first call's
 		// entry, or that call's cancellation would be forgotten.
 		if _, dup := c.inflight[req.ID]; !dup {
-			c.inflight[req.ID] = &call{method: req.Method}
+			c.inflight[req.ID] = &call{method: req.Method,
+				badParams: req.Method == "initialize" && !decodes(req.Params, &mcp.InitializeParams{})}
 		}
 		return
 	}
@@ -222,10 +227,19 @@ func withCode(err error, cl *call, initialized bool) error {
 		return err
 	}
 	code := int64(jsonrpc.CodeInternalError)
-	if cl == nil || cl.method == "initialize" || !initialized {
+	switch {
+	case cl != nil && cl.badParams:
+		code = jsonrpc.CodeInvalidParams
+	case cl == nil || cl.method == "initialize" || !initialized:
 		code = jsonrpc.CodeInvalidRequest
 	}
 	return &jsonrpc.Error{Code: code, Message: err.Error()}
+}
+
+// decodes reports whether params is a JSON object that decodes into v.
+func decodes(params json.RawMessage, v any) bool {
+	p := bytes.TrimSpace(params)
+	return len(p) > 0 && p[0] == '{' && json.Unmarshal(p, v) == nil
 }
 
 func (c *stdioConn) writeRaw(b []byte) error {

@@ -114,6 +114,7 @@ func TestWithCode(t *testing.T) {
 		{"second initialize", plain, &call{method: "initialize"}, true, jsonrpc.CodeInvalidRequest},
 		{"other code-less error", plain, &call{method: "tools/call"}, true, jsonrpc.CodeInternalError},
 		{"coded error kept", coded, &call{method: "tools/call"}, true, jsonrpc.CodeInvalidParams},
+		{"initialize with bad params", plain, &call{method: "initialize", badParams: true}, false, jsonrpc.CodeInvalidParams},
 	}
 	for _, tt := range tests {
 		var we *jsonrpc.Error
@@ -191,5 +192,50 @@ func TestCancelledSurvivesDuplicateID(t *testing.T) {
 	}
 	if out.String() != "" {
 		t.Errorf("written = %q, want nothing for the cancelled call", out.String())
+	}
+}
+
+// TestInitializeBadParamsIsInvalidParams: the SDK refuses an initialize
+// whose params do not decode with a code-less error; on the wire it is
+// -32602 invalid params, a good initialize's refusal stays -32600.
+func TestInitializeBadParamsIsInvalidParams(t *testing.T) {
+	var out strings.Builder
+	pr, pw := io.Pipe()
+	conn, err := (&StdioTransport{In: pr, Out: &out}).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":5}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"initialize","params":null}`,
+		`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`,
+	}
+	go func() {
+		for _, l := range lines {
+			io.WriteString(pw, l+"\n")
+		}
+		pw.Close()
+	}()
+	ctx := context.Background()
+	var got []int64
+	for n := range lines {
+		if _, err := conn.Read(ctx); err != nil {
+			t.Fatal(err)
+		}
+		id, _ := jsonrpc.MakeID(float64(n + 1))
+		out.Reset()
+		if err := conn.Write(ctx, &jsonrpc.Response{ID: id, Error: errors.New("refused")}); err != nil {
+			t.Fatal(err)
+		}
+		var resp struct{ Error struct{ Code int64 } }
+		if err := json.Unmarshal([]byte(out.String()), &resp); err != nil {
+			t.Fatalf("%q: %v", out.String(), err)
+		}
+		got = append(got, resp.Error.Code)
+	}
+	want := []int64{jsonrpc.CodeInvalidParams, jsonrpc.CodeInvalidParams, jsonrpc.CodeInvalidRequest}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("codes (-want +got):\n%s", d)
 	}
 }
