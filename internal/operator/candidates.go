@@ -32,6 +32,9 @@ type CandidateSummary struct {
 	ID, Job, State string
 	Created        time.Time
 	Findings       int
+	// Summary is the diff summary ("2 file(s), +5 −1"); Taint why the
+	// candidate is tainted ("" when it is not).
+	Summary, Taint string
 }
 
 // Candidate is a candidate patch with everything the operator judges it

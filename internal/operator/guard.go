@@ -16,11 +16,12 @@ type guard struct {
 	origin string // "http://" + host
 	csrf   string
 	auth   *authenticator
+	badges *badges
 	rec    *recorder
 }
 
-func newGuard(ap netip.AddrPort, csrf string, auth *authenticator, rec *recorder) *guard {
-	return &guard{host: ap.String(), origin: "http://" + ap.String(), csrf: csrf, auth: auth, rec: rec}
+func newGuard(ap netip.AddrPort, csrf string, auth *authenticator, b *badges, rec *recorder) *guard {
+	return &guard{host: ap.String(), origin: "http://" + ap.String(), csrf: csrf, auth: auth, badges: b, rec: rec}
 }
 
 // wrap returns next behind the chain: security headers, loopback peer,
@@ -54,12 +55,29 @@ func (g *guard) admit(w http.ResponseWriter, r *http.Request) (int, fault.Code, 
 		w.Header().Set("Allow", "GET, HEAD, POST")
 		return http.StatusMethodNotAllowed, fault.InvalidInput, "operator.method"
 	}
+	if status, code, reason := g.authenticate(w, r); reason != "" {
+		return status, code, reason
+	}
+	if r.Method == http.MethodPost {
+		return g.unsafe(w, r)
+	}
+	return 0, "", ""
+}
+
+// authenticate accepts the Basic credential, which earns a session badge
+// when the request had none, or a live badge of this origin. A
+// request that presents Basic is judged by it: a wrong credential is
+// refused even beside a valid badge.
+func (g *guard) authenticate(w http.ResponseWriter, r *http.Request) (int, fault.Code, string) {
+	if _, _, basic := r.BasicAuth(); !basic && g.badges.valid(r) {
+		return 0, "", ""
+	}
 	if reason, wait := g.auth.check(r); reason != "" {
 		challenge(w, reason, wait)
 		return 0, fault.AuthRequired, reason
 	}
-	if r.Method == http.MethodPost {
-		return g.unsafe(w, r)
+	if !g.badges.valid(r) {
+		g.badges.issue(w, r)
 	}
 	return 0, "", ""
 }
@@ -69,7 +87,7 @@ func (g *guard) admit(w http.ResponseWriter, r *http.Request) (int, fault.Code, 
 // a Fetch Metadata site other than same-origin is refused, and the CSRF
 // token must match.
 func (g *guard) unsafe(w http.ResponseWriter, r *http.Request) (int, fault.Code, string) {
-	if r.Header.Get("Origin") != g.origin {
+	if o := r.Header.Get("Origin"); o != g.origin && !ownFormPost(r, o) {
 		return http.StatusForbidden, fault.PolicyDenied, "operator.origin"
 	}
 	if s := r.Header.Get("Sec-Fetch-Site"); s != "" && s != "same-origin" {
@@ -84,6 +102,21 @@ func (g *guard) unsafe(w http.ResponseWriter, r *http.Request) (int, fault.Code,
 		return http.StatusForbidden, fault.PolicyDenied, "operator.csrf"
 	}
 	return 0, "", ""
+}
+
+// ownFormPost reports whether a request with Origin o is a plain HTML
+// form submitted from one of this server's own pages without script: the
+// pages' Referrer-Policy no-referrer makes a browser send "Origin: null"
+// on such a navigation (Fetch, "serializing a request origin"), so the
+// real origin is unavailable. It is accepted only with the browser's own
+// Fetch Metadata saying a same-origin document navigation
+// (Sec-Fetch-Site same-origin, Sec-Fetch-Mode navigate) — headers no
+// page can set — and still needs the CSRF token. A foreign Origin is never
+// accepted; no page of this server can be framed (frame-ancestors 'none',
+// X-Frame-Options DENY), so a sandboxed same-origin frame cannot be the
+// source either.
+func ownFormPost(r *http.Request, o string) bool {
+	return o == "null" && r.Header.Get("Sec-Fetch-Site") == "same-origin" && r.Header.Get("Sec-Fetch-Mode") == "navigate"
 }
 
 func loopbackPeer(remote string) bool {

@@ -29,6 +29,7 @@ var routeTable = []route{
 	{"POST /candidates/{id}/reject", (*Server).postReject},
 	{"POST /overview/refresh", (*Server).postRefresh},
 	{"POST /lifecycle/{action}", (*Server).postLifecycle},
+	{"POST /logout", (*Server).postLogout},
 	{"GET /live", (*Server).serveLive},
 	{"GET /assets/{file}", (*Server).serveAsset},
 }
@@ -44,5 +45,6 @@ func (s *Server) Handler(ap netip.AddrPort) http.Handler {
 			rt.handle(s, w, r)
 		})
 	}
-	return newGuard(ap, s.csrf, s.auth, s.rec).wrap(mux)
+	s.badges = newBadges("http://"+ap.String(), ap.Port(), s.opts.Now)
+	return newGuard(ap, s.csrf, s.auth, s.badges, s.rec).wrap(mux)
 }

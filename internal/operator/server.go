@@ -54,18 +54,20 @@ type Options struct {
 // [Server.Serve]; [Server.Close] releases the state database. Safe for
 // concurrent use.
 type Server struct {
-	opts  Options
-	db    *store.DB
-	red   *redact.Redactor
-	csrf  string
-	auth  *authenticator
-	rec   *recorder
-	tail  *eventTail
-	tally decisionTally
-	view  *views
-	hub   *hub
-	over  *overview
-	trim  trimmer
+	opts Options
+	db   *store.DB
+	red  *redact.Redactor
+	csrf string
+	auth *authenticator
+	// badges is set by Handler (it needs the listening origin).
+	badges *badges
+	rec    *recorder
+	tail   *eventTail
+	tally  decisionTally
+	view   *views
+	hub    *hub
+	over   *overview
+	trim   trimmer
 }
 
 // New validates opts and opens the state database (created empty when

@@ -21,7 +21,9 @@
       credentials: "same-origin",
       cache: "no-store",
     });
-    if (r.ok) swap(await r.text());
+    const html = await r.text();
+    // An action answered while this update was in flight: keep its result.
+    if (r.ok && !showingResult) swap(html);
   }
 
   // Forms marked data-action post through fetch: the page's
@@ -41,14 +43,17 @@
       referrerPolicy: "same-origin",
     });
     swap(await r.text());
+    // The page now shows the action's result, not location's page: a
+    // live update would replace the result with the page it came from.
+    showingResult = true;
   });
 
-  let pending = false;
+  let pending = false, showingResult = false;
   function connect() {
     const es = new EventSource("/live");
     es.addEventListener("hello", () => { live().textContent = "live"; live().className = "live on"; });
     es.addEventListener("change", async () => {
-      if (pending) return;
+      if (pending || showingResult) return;
       pending = true;
       try { await reload(); live().textContent = "live · updated " + new Date().toLocaleTimeString(); }
       finally { pending = false; }
