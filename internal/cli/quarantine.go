@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coagent8/coagent8/internal/admission"
+	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/gate"
+	"github.com/coagent8/coagent8/internal/job"
+)
+
+// newQuarantineCmd is `coagent8 quarantine JOB` (issue 16 scope 7): the
+// one compromise response. It revokes every grant of the job in the gate
+// (a running `gate serve` cuts their streams within its watch interval),
+// taints the job, its candidate and artifacts with bounded secret-free
+// evidence, and records a security event. Admission then needs
+// `coagent8 admit JOB --ack tainted`.
+//
+// The terminal holds no handle on a running job's process tree (its
+// supervisor is another coagent8 process): the result says so
+// (tree_ended false); with its grants revoked the tree has no network.
+func newQuarantineCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "quarantine JOB",
+		Short: "Compromise response: revoke every grant of a delegate job and taint its candidate (admission then needs --ack tainted)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.quarantine(cmd.Context(), args[0])
+		},
+	}
+}
+
+func (a *app) quarantine(ctx context.Context, id string) error {
+	g, closeGate, err := a.openGate(ctx, gate.Options{}, noForwarding)
+	if err != nil {
+		return err
+	}
+	defer closeGate()
+	return a.withJobs(ctx, func(jobs *job.Store, _ *admission.Admitter) error {
+		ev, err := jobs.Quarantine(ctx, id, job.Containment{Revoker: g, Trigger: "operator", Actor: terminalActor()})
+		events, closeEvents := a.eventSink(a.logger())
+		defer closeEvents()
+		e := event.Event{Type: gate.TypeCompromise, Reason: job.ReasonQuarantined, IDs: map[string]string{"job": id, "actor": terminalActor()}}
+		if err != nil {
+			e.Type, e.Reason = event.TypeRefusal, "quarantine.failed"
+		}
+		events.Record(e)
+		if err != nil {
+			return err
+		}
+		return a.printJSON(struct {
+			Job      string       `json:"job"`
+			State    string       `json:"state"`
+			Evidence job.Evidence `json:"evidence"`
+		}{id, job.Tainted.String(), ev})
+	})
+}
