@@ -287,7 +287,11 @@ func (a *app) gateServe(ctx context.Context, listen, workspace string, unsafe []
 	if err != nil {
 		return err
 	}
-	opts := gate.Options{Credentials: creds}
+	hops, err := a.gateIntermediaries()
+	if err != nil {
+		return err
+	}
+	opts := gate.Options{Credentials: creds, Intermediaries: hops}
 	for _, u := range unsafe {
 		p, origin, ok := strings.Cut(u, "=")
 		if !ok {

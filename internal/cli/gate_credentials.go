@@ -46,3 +46,24 @@ func (a *app) gateCredentials() (map[gate.Provider]secret.Ref, error) {
 func credentialsErr(key, problem string, cause error) error {
 	return fault.Wrap(fault.InvalidInput, "config.gate", "config.json key "+key+": "+problem, cause).With("key", key)
 }
+
+// gateIntermediaries returns config.json's gate.intermediaries: the
+// forward proxy per provider the gate routes through (issue 18 scope 5;
+// the gate validates each origin and binds it into every decision). A
+// problem is an INVALID_INPUT *fault.Error naming the key path.
+func (a *app) gateIntermediaries() (map[gate.Provider]string, error) {
+	f, _ := config.LoadFile(a.env.ConfigPath())
+	raw, err := f.GateIntermediaries()
+	var ke *config.KeyError
+	switch {
+	case errors.As(err, &ke):
+		return nil, credentialsErr(ke.Key, ke.Problem, err)
+	case err != nil:
+		return nil, err // GateCredentials, read first, named the cause
+	}
+	out := map[gate.Provider]string{}
+	for name, origin := range raw {
+		out[gate.Provider(name)] = origin
+	}
+	return out, nil
+}

@@ -50,6 +50,7 @@ type File struct {
 	egressErr         error           // the file exists but could not be read as an object
 
 	gateCredentials map[string]string // gate.credentials; nil = absent
+	gateHops        map[string]string // gate.intermediaries; nil = absent
 	gateErr         error
 }
 

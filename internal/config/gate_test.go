@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/coagent8/coagent8/internal/fault"
 )
@@ -80,6 +81,45 @@ func TestGateCredentials(t *testing.T) {
 				if diff := cmp.Diff(tt.want, got); diff != "" {
 					t.Errorf("credentials (-want +got):\n%s", diff)
 				}
+			}
+		})
+	}
+}
+
+// TestGateIntermediaries: gate.intermediaries maps providers to the
+// forward proxy their requests go through (issue 18 scope 5); an unknown
+// provider or a non-string refuses naming the key, and the gate section
+// is then unusable as a whole.
+func TestGateIntermediaries(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       map[string]string
+		wantKey    string
+	}{
+		{"absent", `{"gate":{"credentials":{"anthropic":"env:A"}}}`, map[string]string{}, ""},
+		{"one provider", `{"gate":{"intermediaries":{"anthropic":"https://relay.example:3128"}}}`,
+			map[string]string{"anthropic": "https://relay.example:3128"}, ""},
+		{"unknown provider", `{"gate":{"intermediaries":{"gemini":"https://relay.example"}}}`, nil, "gate.intermediaries.gemini"},
+		{"not a string", `{"gate":{"intermediaries":{"openai":3128}}}`, nil, "gate.intermediaries"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _ := LoadFile(writeConfig(t, tt.body))
+			got, err := f.GateIntermediaries()
+			var ke *KeyError
+			switch {
+			case tt.wantKey == "" && err != nil:
+				t.Fatalf("GateIntermediaries: %v", err)
+			case tt.wantKey != "" && (!errors.As(err, &ke) || ke.Key != tt.wantKey):
+				t.Fatalf("GateIntermediaries error %v, want one naming %s", err, tt.wantKey)
+			case tt.wantKey != "":
+				if _, cerr := f.GateCredentials(); cerr == nil {
+					t.Error("GateCredentials usable from a refused gate section")
+				}
+				return
+			}
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("intermediaries (-want +got):\n%s", diff)
 			}
 		})
 	}
