@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -131,6 +132,10 @@ func newIdmapUserns(uid, gid uint32) (int, error) {
 	if err != nil {
 		return -1, unavailable("candidate", "this executable, to create an idmap namespace", err)
 	}
+	// The parent-death signal fires when the forking thread exits: keep
+	// this goroutine on it until the child is reaped.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	cmd := &exec.Cmd{Path: exe, Args: []string{"coagent8-idmap"}, Env: []string{}, SysProcAttr: &syscall.SysProcAttr{
 		Cloneflags:  unix.CLONE_NEWUSER,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: int(uid), HostID: nobody, Size: 1}},
