@@ -46,13 +46,30 @@ func AddAllowedModel(path, id string) error {
 }
 
 // resolve follows a symlinked config to its target, so the rename replaces
-// the user's file rather than the link.
+// the user's file rather than the link. A dangling link (a dotfiles
+// checkout whose file is not there yet) resolves to where it points: the
+// loader reads through the link, so the new file must be created there,
+// not over the link.
 func resolve(path string) (string, error) {
 	t, err := filepath.EvalSymlinks(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return path, nil
+	if !errors.Is(err, fs.ErrNotExist) {
+		return t, err
 	}
-	return t, err
+	for range 40 { // the kernel's own limit on a chain of links
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return "", fmt.Errorf("read config link: %w", err)
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(path), dest)
+		}
+		path = dest
+	}
+	return "", fmt.Errorf("config link %s: too many levels of symbolic links", path)
 }
 
 func addLocked(path, id string) error {
