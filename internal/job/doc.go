@@ -19,4 +19,13 @@
 // failed with reason job.supervisor_gone. Where the start time cannot be
 // read (other platforms, where no delegate job can run), a running job
 // found by Open is failed too: fail closed.
+//
+// # Quarantine
+//
+// [Store.Quarantine] is the compromise response (issue 16 scope 7): the
+// job's grants are revoked first (through a [Revoker], the gate), its
+// tree ended through the caller's handle when it has one, and the job
+// tainted with bounded, secret-free [Evidence] (ids, states and codes).
+// A tainted job's candidate is admissible only with the taint
+// acknowledged.
 package job

@@ -19,10 +19,17 @@
 //     credential;
 //  3. the dedicated HTTP Basic credential ([Credential], 256 random bits,
 //     0600 in the state directory) is compared in constant time; failures
-//     are rate-limited and recorded as security events (R-083, R-084);
+//     are rate-limited and recorded as security events (R-083, R-084).
+//     It earns a session badge: a cookie (HttpOnly, SameSite=Strict,
+//     Path=/, 8 h, named for the port) whose digest the server keeps with
+//     the origin it was issued for; a badge is accepted only there, and a
+//     request that presents Basic is judged by Basic. POST /logout ends it;
 //  4. an unsafe method needs a same-origin Origin *and* the page's CSRF
 //     token: a foreign Origin is refused even with a valid token (R-086,
-//     R-087);
+//     R-087). Every action is a plain form (the script only enhances), and
+//     under the pages' no-referrer policy a browser posts such a form with
+//     "Origin: null": that is accepted only with the browser's own Fetch
+//     Metadata for a same-origin navigation, and still needs the token;
 //  5. no response ever carries an Access-Control-* header (R-089); every
 //     response, refusals included, carries a strict Content-Security-Policy
 //     (scripts and styles only from this server, which embeds them),
@@ -37,7 +44,7 @@
 // with LIFECYCLE_UNAVAILABLE until a qualified lifecycle passage exists
 // (R-097). The state is only read: the dashboard never migrates or writes
 // another component's tables; it writes only its credential and its own
-// security events.
+// security events, except through its candidate source (below).
 //
 // # Non-goals
 //
@@ -48,6 +55,8 @@
 // to widen them (R-090).
 //
 // Candidate admission (the `delegate` job's quarantined patches, issue 16)
-// plugs in through [Candidates]; without a source the candidate pages say
-// so and their actions refuse.
+// plugs in through [Candidates]; [JobCandidates] is the source over the
+// job store and the same admitter as `coagent8 admit`, and the only path
+// by which the dashboard writes (the job's row and its checkout). Without
+// a source the candidate pages say so and their actions refuse.
 package operator
