@@ -79,6 +79,11 @@ func TestRecordModelsAreChecked(t *testing.T) {
 		{"no model", `{"type":"assistant","message":{"content":[]}}`, false},
 		{"assistant swap", assistantWith("claude-opus-4.7"), true},
 		{"message_start swap", start, true},
+		// Only the CLI makes up <synthetic> messages, never streamed: a
+		// provider event saying it, or naming no model, is not exempt.
+		{"message_start synthetic", strings.Replace(start, "claude-opus-4.7", "<synthetic>", 1), true},
+		{"message_start without model", strings.Replace(start, `"model":"claude-opus-4.7",`, "", 1), true},
+		{"message_start same model", strings.Replace(start, "claude-opus-4.7", "claude-sonnet-5-5", 1), false},
 		{"hostile id", assistantWith(`x\" --yolo`), true},
 	}
 	for _, tt := range tests {

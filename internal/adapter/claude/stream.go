@@ -233,7 +233,16 @@ func (st *turnState) streamDelta(ev event) error {
 		return fault.Wrap(fault.ProtocolError, "claude.malformed_event",
 			"Claude Code wrote a malformed stream record; the partial answer was discarded.", err)
 	}
-	if se.Type == "message_start" && se.Message != nil {
+	if se.Type == "message_start" {
+		// The provider's own event: it always names its model, and only
+		// the CLI makes up <synthetic> messages (never streamed), so a
+		// provider saying either would pass the check unexamined.
+		if se.Message == nil {
+			return st.mismatch("")
+		}
+		if m := se.Message.Model; m == "" || m == syntheticModel {
+			return st.mismatch(m)
+		}
 		return st.checkModel(se.Message.Model)
 	}
 	if se.Delta == nil || se.Delta.Type != "text_delta" {
@@ -293,6 +302,12 @@ func (st *turnState) checkModel(model string) error {
 	if model == "" || model == syntheticModel || strings.EqualFold(model, st.res.Model) {
 		return nil
 	}
+	return st.mismatch(model)
+}
+
+// mismatch is the refusal of a record reporting model ("" or an invalid
+// id is shown as "(invalid id)").
+func (st *turnState) mismatch(model string) error {
 	shown := "(invalid id)"
 	if adapter.ValidModel(model) == nil {
 		shown = model
