@@ -7,12 +7,17 @@ import (
 	"io/fs"
 	"net"
 	"net/netip"
+	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/coagent8/coagent8/internal/admission"
+	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/job"
 	"github.com/coagent8/coagent8/internal/operator"
+	"github.com/coagent8/coagent8/internal/store"
 )
 
 // newOperatorCmd is `coagent8 operator` (issue 17): the local operator
@@ -82,8 +87,13 @@ func (a *app) operator(ctx context.Context, address string, port int) error {
 	log := a.logger()
 	events, closeEvents := a.eventSink(log)
 	defer closeEvents()
+	cands, closeCands, err := a.operatorCandidates(ctx, events)
+	if err != nil {
+		return err
+	}
+	defer closeCands()
 	srv, err := operator.New(ctx, operator.Options{StateDir: a.env.StateDir(), Home: a.env.Home(), Credential: cred,
-		Events: events, Doctor: a.operatorDoctor(), Logger: log})
+		Events: events, Doctor: a.operatorDoctor(), Candidates: cands, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -95,4 +105,24 @@ func (a *app) operator(ctx context.Context, address string, port int) error {
 	ap := netip.MustParseAddrPort(ln.Addr().String()) // operator.Listen bound a literal loopback address
 	fmt.Fprintf(a.io.Out, "coagent8 operator: %s (user %s; Ctrl-C stops)\n", operator.URL(ap), operator.User)
 	return srv.Serve(ctx, ln)
+}
+
+// operatorCandidates opens the job store and the admitter the dashboard
+// admits through (the same as `coagent8 admit`; opening them fails jobs
+// whose supervisor died and finishes an interrupted admission).
+func (a *app) operatorCandidates(ctx context.Context, events event.Sink) (operator.Candidates, func(), error) {
+	path := filepath.Join(a.env.StateDir(), "state.db")
+	db, err := store.Open(ctx, path, sessionBusy)
+	if err != nil {
+		return nil, nil, a.startError(path, err)
+	}
+	jobs, err := job.Open(ctx, db)
+	if err == nil {
+		var adm *admission.Admitter
+		if adm, err = admission.New(ctx, admission.Options{Jobs: jobs, Env: a.env, StateDir: a.env.StateDir(), Events: events}); err == nil {
+			return operator.NewJobCandidates(jobs, adm), func() { db.Close() }, nil
+		}
+	}
+	db.Close()
+	return nil, nil, a.startError(path, err)
 }

@@ -48,6 +48,7 @@ func (s *operatorStderr) String() string { s.mu.Lock(); defer s.mu.Unlock(); ret
 func TestOperatorCommandServesWithItsCredential(t *testing.T) {
 	dir := t.TempDir()
 	env := config.FromList([]string{"COAGENT8_DIR=" + dir, "HOME=" + t.TempDir(), "PATH=/nonexistent"})
+	seeded := seedJob(t, config.FromList([]string{"COAGENT8_DIR=" + dir, "HOME=" + t.TempDir()}), newWorkspace(t), "n.txt", "n\n", "")
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	var errb operatorStderr
@@ -85,6 +86,13 @@ func TestOperatorCommandServesWithItsCredential(t *testing.T) {
 	}
 	if s := get("operator", pass[1]); s != http.StatusOK {
 		t.Errorf("with the credential: status %d", s)
+	}
+	r, _ := http.NewRequest(http.MethodGet, url+"candidates/"+seeded, nil)
+	r.SetBasicAuth("operator", pass[1])
+	if res, err := http.DefaultClient.Do(r); err != nil || res.StatusCode != http.StatusOK {
+		t.Errorf("the seeded job's candidate page: %v %v", err, res)
+	} else if b, _ := io.ReadAll(res.Body); !strings.Contains(string(b), `<span class="add">&#43;n</span>`) {
+		t.Errorf("the candidate page does not show the job's diff (the job store is not wired): %.300s", b)
 	}
 	if s := get("operator", "wrong"); s != http.StatusUnauthorized {
 		t.Errorf("wrong credential: status %d", s)
