@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -74,7 +76,16 @@ func (l *lazyDelegation) open(ctx context.Context) (governor.DelegateDeps, error
 	if err != nil {
 		return governor.DelegateDeps{}, err
 	}
-	return governor.DelegateDeps{Jobs: jobs, Gate: g, Runner: runner, WorkDir: filepath.Join(dir, "jobs"),
+	// Candidate layers live outside the state directory (the sandbox
+	// refuses roots that overlap it), private to this user.
+	cands := filepath.Join(os.TempDir(), fmt.Sprintf("coagent8-candidates-%d", os.Getuid()))
+	if err := os.MkdirAll(cands, 0o700); err != nil {
+		return governor.DelegateDeps{}, fault.Wrap(fault.ProcessError, "delegate.candidates", "the candidate directory cannot be made", err)
+	}
+	if fi, err := os.Lstat(cands); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		return governor.DelegateDeps{}, fault.New(fault.ProcessError, "delegate.candidates", "the candidate directory "+cands+" is not a private directory of this user")
+	}
+	return governor.DelegateDeps{Jobs: jobs, Gate: g, Runner: runner, WorkDir: filepath.Join(dir, "jobs"), CandidateDir: cands,
 		Runtime: func(ctx context.Context, backend string) (delegation.Runtime, error) {
 			return l.runtime(ctx, runner, backend)
 		}}, nil

@@ -29,6 +29,10 @@ const (
 	// jobTokens bounds the tokens of a job besides its USD budget (the
 	// gate wants every budget positive; the USD budget is the real one).
 	jobTokens = 50_000_000
+	// jobOutputCeiling is the output the gate reserves for a request that
+	// names no limit (Claude Code names one; the gate's 128,000 default
+	// would make any budget under 2 USD unable to cover one request).
+	jobOutputCeiling = 32_000
 )
 
 // Reasons of the delegate path's refusals.
@@ -121,9 +125,13 @@ type DelegateDeps struct {
 	// Secret is the reference of the real Anthropic credential the
 	// grant names (the zero Ref takes the gate's declared one).
 	Secret secret.Ref
-	// WorkDir is an absolute directory for candidate directories and
-	// receipts (state dir/jobs).
+	// WorkDir is an absolute directory for the jobs' receipts (state
+	// dir/jobs).
 	WorkDir string
+	// CandidateDir is an absolute directory, outside the state directory
+	// (the sandbox refuses roots that overlap it), that holds each job's
+	// candidate layer while it is built.
+	CandidateDir string
 }
 
 // DelegateGate is the in-process provider gate (*gate.Gate).
@@ -242,6 +250,13 @@ func (g *Governor) delegateDecision(ctx context.Context, cfg config.File, backen
 		return policy.Decision{}, err
 	}
 	d := policy.Decide(cfg.Governance, g.catalog, policy.Input{Backend: backend, Requested: concrete, Default: def, Effort: t.Effort})
+	if d.Price == nil && g.catalog != nil && g.catalog.Len() > 0 {
+		// An allow or deny rule decides before any price lookup; a job
+		// needs the price anyway, for its USD budget and its question.
+		if q := g.catalog.Quote(d.Backend, d.Model); q.Match != policy.MatchNone {
+			d.Price, d.PriceMatch = q.PerMillion, q.Match
+		}
+	}
 	switch {
 	case d.Effect == policy.Deny:
 		return d, g.refuse(d.Err(), d.Backend, d.Model, d.Rule)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,25 +100,29 @@ func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, 
 	limit := time.Duration(q.Budget.MaxMinutes) * time.Minute
 	gr, phantom, err := deps.Gate.Grant(ctx, gate.Spec{Provider: gate.Anthropic, Model: d.Model, Job: j.ID, TTL: limit + time.Minute,
 		Secret: deps.Secret, MaxRequests: int64(q.Budget.MaxRequests), MaxTokens: jobTokens, MaxSpend: gate.USD(q.Budget.MaxUSD),
-		Price: gatePrice(d.Price)})
+		Price: gatePrice(d.Price), OutputCeiling: jobOutputCeiling})
 	if err != nil {
 		return JobView{}, g.abort(ctx, deps, j.ID, "delegate.grant", err)
 	}
-	dir := filepath.Join(deps.WorkDir, j.ID)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	dir := filepath.Join(deps.CandidateDir, j.ID)
+	if err := errors.Join(os.MkdirAll(filepath.Join(deps.WorkDir, j.ID), 0o700), os.MkdirAll(dir, 0o700)); err != nil {
 		_ = deps.Gate.Revoke(ctx, gr.ID)
 		return JobView{}, g.abort(ctx, deps, j.ID, "delegate.workdir", fault.Wrap(fault.ProcessError, "delegate.workdir", "the job directory cannot be made", err))
 	}
 	jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
 	r := &running{cancel: cancel, done: make(chan struct{})}
 	g.live.add(j.ID, r)
-	out := &tail{max: 4 << 20}
+	out, errs := &tail{max: 4 << 20}, &tail{max: 64 << 10}
 	dj := delegation.Job{Runtime: rt, Model: d.Model, Prompt: t.Task, Workspace: q.Workspace, CandidateDir: dir,
-		Phantom: phantom, Gate: deps.Gate, Grant: gr.ID, Stdout: out}
+		Phantom: phantom, Gate: deps.Gate, Grant: gr.ID, Stdout: out, Stderr: errs}
 	go func() {
 		defer close(r.done)
 		defer cancel()
 		res, err := deps.Runner.Run(jctx, dj)
+		// The agent's diagnostics, bounded, for the user (untrusted bytes;
+		// never rendered to the caller).
+		_ = os.WriteFile(filepath.Join(deps.WorkDir, j.ID, "agent.stderr"), errs.bytes(), 0o600)
+		_ = os.WriteFile(filepath.Join(deps.WorkDir, j.ID, "agent.stdout"), out.bytes(), 0o600)
 		g.finishJob(context.WithoutCancel(ctx), deps, j, r, res, err, out.final())
 		_ = deps.Gate.Revoke(context.WithoutCancel(ctx), gr.ID) // the grant ends with its job
 	}()
@@ -154,7 +159,8 @@ func (g *Governor) finishJob(ctx context.Context, deps DelegateDeps, j job.Job, 
 		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, "delegate.agent_"+res.Receipt.Exit.Class.String())
 		return
 	}
-	c, err := g.quarantine(ctx, j, filepath.Join(deps.WorkDir, j.ID, "upper"), res)
+	cand := filepath.Join(deps.CandidateDir, j.ID)
+	c, err := g.quarantine(ctx, j, filepath.Join(cand, "upper"), res)
 	if err != nil {
 		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, fault.From(err).Reason)
 		return
@@ -163,9 +169,8 @@ func (g *Governor) finishJob(ctx context.Context, deps DelegateDeps, j job.Job, 
 	if err == nil && st == job.Succeeded && res.Tainted {
 		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Succeeded}, job.Tainted, "gate.revoked")
 	}
-	// The patch is stored; the upper layer is no longer needed.
-	_ = os.RemoveAll(filepath.Join(deps.WorkDir, j.ID, "upper"))
-	_ = os.RemoveAll(filepath.Join(deps.WorkDir, j.ID, "work"))
+	// The patch is stored; the candidate layer is no longer needed.
+	_ = os.RemoveAll(cand)
 }
 
 func (g *Governor) quarantine(ctx context.Context, j job.Job, upper string, res delegation.Result) (*quarantine.Candidate, error) {
@@ -262,6 +267,12 @@ func (t *tail) Write(p []byte) (int, error) {
 		t.b = t.b[len(t.b)-t.max:]
 	}
 	return len(p), nil
+}
+
+func (t *tail) bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]byte(nil), t.b...)
 }
 
 // final returns the "result" text of the last result event (Claude Code

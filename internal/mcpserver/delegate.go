@@ -131,8 +131,14 @@ type jobElicitation struct{ req *mcp.CallToolRequest }
 
 func (e jobElicitation) AskJob(ctx context.Context, q governor.JobQuestion) error {
 	req := e.req
-	if req == nil || req.Session == nil || !formElicitation(req.Session.InitializeParams()) || req.ProtocolVersion() >= "2026-07-28" {
+	if req == nil || req.Session == nil || !formElicitation(req.Session.InitializeParams()) {
 		return jobDenied(q, consent.ReasonUnsupportedClient, "this MCP client cannot show an approval form (no elicitation support)")
+	}
+	if v := req.ProtocolVersion(); v >= "2026-07-28" {
+		// That revision asks by input requests in the tool result; the
+		// job question does not use them yet, and never runs unasked.
+		return jobDenied(q, consent.ReasonUnsupportedClient, "the job question is asked with elicitation/create, which MCP "+v+
+			" replaced by input requests that delegate does not use yet (connect with protocol 2025-11-25 or earlier)")
 	}
 	ectx, cancel := context.WithTimeout(ctx, consent.DefaultTimeout)
 	defer cancel()

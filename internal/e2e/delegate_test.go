@@ -1,0 +1,220 @@
+package e2e
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/coagent8/coagent8/internal/providertest"
+)
+
+// delegateModel is the model the delegate tests approve; the embedded
+// price snapshot prices it, so a USD budget can be enforced.
+const delegateModel = "claude-sonnet-4-5"
+
+// delegateKey is a synthetic Anthropic key built at run time: the real
+// credential the in-process gate holds.
+func delegateKey() string { return "sk-ant-api03-" + strings.Repeat("D", 24) + "delegate" + strings.Repeat("7", 10) }
+
+// delegateEnv is env() for delegate jobs: the probe double for
+// metadata-only model resolution, the job double behind the in-process
+// gate (loopback upstream, test-only), the real key behind env:REAL_KEY.
+func delegateEnv(t *testing.T, probe, upstream string, cfg string) []string {
+	t.Helper()
+	environ := env(t, probe, "REAL_KEY="+delegateKey(), "COAGENT8_UNSAFE_LOOPBACK_UPSTREAM=anthropic="+upstream)
+	if cfg == "" {
+		cfg = `{"schemaVersion":1,"governance":{"models":{"allow":["` + delegateModel + `"]}},"gate":{"credentials":{"anthropic":"env:REAL_KEY"}}}`
+	}
+	writeConfig(t, filepath.Join(homeOf(environ), ".coagent8", "config.json"), cfg)
+	return environ
+}
+
+// gitWorkspace is a committed Git work tree with main.txt and other.txt.
+func gitWorkspace(t *testing.T) string {
+	t.Helper()
+	ws := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "base"}} {
+		if args[0] == "add" {
+			os.WriteFile(filepath.Join(ws, "main.txt"), []byte("hello old world\n"), 0o644)
+			os.WriteFile(filepath.Join(ws, "other.txt"), []byte("untouched\n"), 0o644)
+		}
+		cmd := exec.Command("git", args...)
+		cmd.Dir = ws
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return ws
+}
+
+// dirHash digests every path, mode and content under dir (.git included).
+func dirHash(t *testing.T, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(h, "%q %v %d\n", rel, fi.Mode(), fi.ModTime().UnixNano())
+		if fi.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "%x\n", sha256.Sum256(b))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func approving(asked *[]string) *mcp.ClientOptions {
+	return &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		*asked = append(*asked, r.Params.Message)
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+	}}
+}
+
+func callDelegate(t *testing.T, cs *mcp.ClientSession, args map[string]any) (map[string]any, *mcp.CallToolResult) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "delegate", Arguments: args})
+	if err != nil {
+		t.Fatalf("delegate %v: %v", args, err)
+	}
+	return structured(t, res), res
+}
+
+// TestDelegateEndToEnd (issue 16, first test): through MCP with the built
+// server, the user approves the job question (which names backend,
+// concrete model and price, the budget, the workspace and the sandbox);
+// the job runs in the background (the handle comes back at once, running);
+// the pinned Claude Code in the candidate sandbox, scripted by the double
+// behind the in-process gate, reads and edits main.txt; status then shows
+// succeeded with a fenced patch that holds exactly that edit and the
+// grant's counters; the checkout is byte-identical until `coagent8 admit
+// JOB` in a terminal, after which it has the change and nothing else.
+func TestDelegateEndToEnd(t *testing.T) {
+	file := "/job/workspace/main.txt"
+	double := providertest.NewAnthropicTools(t, providertest.Options{Default: providertest.Reply{Text: "DELEGATE-DONE"}},
+		providertest.ToolUse{Name: "Read", Input: map[string]any{"file_path": file}},
+		providertest.ToolUse{Name: "Edit", Input: map[string]any{"file_path": file, "old_string": "old world", "new_string": "new world"}})
+	probe := providertest.NewAnthropic(t, providertest.Options{})
+	environ := delegateEnv(t, probe.URL(), double.URL(), "")
+	ws := gitWorkspace(t)
+	before := dirHash(t, ws)
+	var asked []string
+	cs := connectElicit(t, environ, approving(&asked))
+
+	sc, res := callDelegate(t, cs, map[string]any{"task": "Change old world to new world in main.txt.", "workspace_path": ws,
+		"backend": "claude", "model": delegateModel, "budget": map[string]any{"max_usd": 3, "max_minutes": 5}})
+	if res.IsError || sc["state"] != "running" {
+		t.Fatalf("delegate = %v", sc)
+	}
+	id, _ := sc["job"].(string)
+	if len(asked) != 1 {
+		t.Fatalf("asked %d times, want once", len(asked))
+	}
+	for _, want := range []string{"Backend: claude", "Model: " + delegateModel, "USD per million output tokens",
+		"3.00 USD", "5 minutes", "Workspace: " + ws, "only network is the model provider", "edit a copy"} {
+		if !strings.Contains(asked[0], want) {
+			t.Errorf("job question lacks %q: %s", want, asked[0])
+		}
+	}
+	sc = pollJob(t, cs, ws, id)
+	if sc["state"] != "succeeded" {
+		diag, _ := os.ReadFile(filepath.Join(homeOf(environ), ".coagent8", "jobs", id, "agent.stderr"))
+		so, _ := os.ReadFile(filepath.Join(homeOf(environ), ".coagent8", "jobs", id, "agent.stdout"))
+		diag = append(diag, so...)
+		t.Fatalf("job ended %v\nagent stderr:\n%s", sc, diag)
+	}
+	patch, _ := sc["patch"].(string)
+	if !strings.Contains(patch, "<<<untrusted fence-") || !strings.Contains(patch, "-hello old world") ||
+		!strings.Contains(patch, "+hello new world") || strings.Contains(patch, "other.txt") || strings.Count(patch, "diff --git") != 1 {
+		t.Errorf("patch is not exactly the scripted edit, fenced:\n%s", patch)
+	}
+	if msg, _ := sc["message"].(string); !strings.Contains(msg, "DELEGATE-DONE") || !strings.Contains(msg, "trust=untrusted") {
+		t.Errorf("final message = %q", msg)
+	}
+	used, _ := sc["used"].(map[string]any)
+	if used == nil || used["requests"].(float64) < 3 {
+		t.Errorf("grant counters = %v", sc["used"])
+	}
+	for _, r := range double.Requests() {
+		if r.Credential() != delegateKey() {
+			t.Errorf("%s %s: the double did not get the real key through the gate", r.Method, r.Path)
+		}
+	}
+	if after := dirHash(t, ws); after != before {
+		t.Fatal("the checkout changed before admission")
+	}
+	cmd := exec.Command(binary, "admit", id, "--workspace", ws)
+	cmd.Env = environ
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("coagent8 admit: %v\n%s", err, out)
+	}
+	for name, want := range map[string]string{"main.txt": "hello new world\n", "other.txt": "untouched\n"} {
+		if b, _ := os.ReadFile(filepath.Join(ws, name)); string(b) != want {
+			t.Errorf("%s after admit = %q, want %q", name, b, want)
+		}
+	}
+	st := exec.Command("git", "status", "--porcelain")
+	st.Dir = ws
+	if out, _ := st.Output(); strings.TrimSpace(string(out)) != "M main.txt" {
+		t.Errorf("git status after admit = %q, want only main.txt modified", out)
+	}
+}
+
+// pollJob polls delegate status until the job leaves running.
+func pollJob(t *testing.T, cs *mcp.ClientSession, ws, id string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		sc, res := callDelegate(t, cs, map[string]any{"action": "status", "job": id, "workspace_path": ws})
+		if res.IsError {
+			t.Fatalf("status = %v", sc)
+		}
+		if sc["state"] != "running" || time.Now().After(deadline) {
+			return sc
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// connectElicit connects under MCP 2025-11-25, whose hosts answer the job
+// question by elicitation/create, with opts (the elicitation handler).
+func connectElicit(t *testing.T, environ []string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(binary)
+	cmd.Env = environ
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
