@@ -24,7 +24,9 @@ const delegateModel = "claude-sonnet-4-5"
 
 // delegateKey is a synthetic Anthropic key built at run time: the real
 // credential the in-process gate holds.
-func delegateKey() string { return "sk-ant-api03-" + strings.Repeat("D", 24) + "delegate" + strings.Repeat("7", 10) }
+func delegateKey() string {
+	return "sk-ant-api03-" + strings.Repeat("D", 24) + "delegate" + strings.Repeat("7", 10)
+}
 
 // delegateEnv is env() for delegate jobs: the probe double for
 // metadata-only model resolution, the job double behind the in-process
