@@ -116,6 +116,11 @@ func (a *app) operatorCandidates(ctx context.Context, events event.Sink) (operat
 	if err != nil {
 		return nil, nil, a.startError(path, err)
 	}
+	// No idle connection: each keeps its own SQLite page cache (the
+	// integrity check at open fills one), and the dashboard reads jobs
+	// rarely; an idle dashboard then holds only its own connection's
+	// cache (issue 17: idle RSS).
+	db.SQL().SetMaxIdleConns(0)
 	jobs, err := job.Open(ctx, db)
 	if err == nil {
 		var adm *admission.Admitter
