@@ -144,7 +144,14 @@ func TestDelegateEndToEnd(t *testing.T) {
 			t.Errorf("job question lacks %q: %s", want, asked[0])
 		}
 	}
+	schemas := outputSchemas(t, cs)
+	if err := schemas["delegate"].Validate(sc); err != nil {
+		t.Errorf("running result does not meet delegate's outputSchema: %v", err)
+	}
 	sc = pollJob(t, cs, ws, id)
+	if err := schemas["delegate"].Validate(sc); err != nil {
+		t.Errorf("finished result does not meet delegate's outputSchema: %v", err)
+	}
 	if sc["state"] != "succeeded" {
 		diag, _ := os.ReadFile(filepath.Join(homeOf(environ), ".coagent8", "jobs", id, "agent.stderr"))
 		so, _ := os.ReadFile(filepath.Join(homeOf(environ), ".coagent8", "jobs", id, "agent.stdout"))

@@ -105,6 +105,14 @@ func resultCases(ws string) []resultCase {
 		{"run", map[string]any{"action": "issue", "include_doctor": false}, "", false},
 		{"run", map[string]any{"action": "consult", "proposal": "p"}, "INVALID_INPUT", true},
 		{"run", map[string]any{"action": "delete"}, "INVALID_INPUT", true},
+		// delegate's success result is checked against its outputSchema in
+		// TestDelegateEndToEnd (it needs a real job).
+		{"delegate", map[string]any{"task": "t", "workspace_path": ws, "budget": map[string]any{"max_usd": 1}}, "INVALID_INPUT", false},
+		{"delegate", map[string]any{"task": "", "workspace_path": ws, "budget": map[string]any{"max_usd": 1}}, "INVALID_INPUT", false},
+		{"delegate", map[string]any{"task": "t", "workspace_path": ws, "backend": "codex", "budget": map[string]any{"max_usd": 1}}, "UNSUPPORTED", false},
+		{"delegate", map[string]any{"action": "status", "job": "job_nope", "workspace_path": ws}, "*", false},
+		{"delegate", map[string]any{"task": "t"}, "INVALID_INPUT", true},
+		{"delegate", map[string]any{"task": "t", "workspace_path": ws, "approve": true}, "INVALID_INPUT", true},
 	}
 }
 
