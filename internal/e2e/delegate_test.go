@@ -227,3 +227,46 @@ func connectElicit(t *testing.T, environ []string, opts *mcp.ClientOptions) *mcp
 	t.Cleanup(func() { cs.Close() })
 	return cs
 }
+
+// TestDelegateCancel (issue 16 scope 1, cancel): a running job whose
+// agent is mid-stream is cancelled through MCP; the
+// job is recorded cancelled, its grant revoked, and the model is not
+// reached again.
+func TestDelegateCancel(t *testing.T) {
+	// The answer streams for about a minute: the job is mid-stream when
+	// it is cancelled.
+	double := providertest.NewAnthropic(t, providertest.Options{Default: providertest.Reply{Text: strings.Repeat("slow ", 600),
+		Chunks: 600, ChunkDelay: 100 * time.Millisecond}})
+	probe := providertest.NewAnthropic(t, providertest.Options{})
+	environ := delegateEnv(t, probe.URL(), double.URL(), "")
+	ws := gitWorkspace(t)
+	var asked []string
+	cs := connectElicit(t, environ, approving(&asked))
+	sc, res := callDelegate(t, cs, map[string]any{"task": "wait", "workspace_path": ws, "model": delegateModel,
+		"budget": map[string]any{"max_usd": 3, "max_minutes": 5}})
+	if res.IsError || sc["state"] != "running" {
+		t.Fatalf("delegate = %v", sc)
+	}
+	id, _ := sc["job"].(string)
+	deadline := time.Now().Add(2 * time.Minute)
+	for len(double.Requests()) < 1 && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(time.Second) // the answer is streaming
+	sc, res = callDelegate(t, cs, map[string]any{"action": "cancel", "job": id, "workspace_path": ws})
+	if res.IsError || sc["state"] != "cancelled" {
+		t.Fatalf("cancel = %v", sc)
+	}
+	n := len(double.Requests())
+	time.Sleep(time.Second)
+	if len(double.Requests()) != n || n != 1 {
+		t.Errorf("the double saw %d requests, then %d after the cancel; want the one streaming request only", n, len(double.Requests()))
+	}
+	if used, _ := sc["used"].(map[string]any); used == nil || used["grant_state"] != "revoked" {
+		t.Errorf("grant after cancel = %v, want revoked", sc["used"])
+	}
+	// Cancelling again changes nothing.
+	if sc, res = callDelegate(t, cs, map[string]any{"action": "cancel", "job": id, "workspace_path": ws}); res.IsError || sc["state"] != "cancelled" {
+		t.Errorf("second cancel = %v", sc)
+	}
+}
