@@ -1,0 +1,81 @@
+package governor
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/job"
+)
+
+// TestCeiling: a caller's budget takes the defaults and never exceeds the
+// user's ceilings; every refusal has its code and reason.
+func TestCeiling(t *testing.T) {
+	c := config.Delegate{MaxUSD: 2, MaxMinutes: 10}
+	for _, tc := range []struct {
+		in         job.Budget
+		want       job.Budget
+		wantReason string
+	}{
+		{job.Budget{MaxUSD: 1}, job.Budget{MaxUSD: 1, MaxMinutes: 10, MaxRequests: DefaultMaxRequests}, ""},
+		{job.Budget{MaxUSD: 2, MaxMinutes: 10, MaxRequests: 5}, job.Budget{MaxUSD: 2, MaxMinutes: 10, MaxRequests: 5}, ""},
+		{job.Budget{}, job.Budget{}, ReasonBudgetMissing},
+		{job.Budget{MaxUSD: -1}, job.Budget{MaxUSD: -1}, ReasonBudgetInvalid},
+		{job.Budget{MaxUSD: 1, MaxRequests: maxJobRequests + 1}, job.Budget{}, ReasonBudgetInvalid},
+		{job.Budget{MaxUSD: 2.01}, job.Budget{}, ReasonBudgetCeiling},
+		{job.Budget{MaxUSD: 1, MaxMinutes: 11}, job.Budget{}, ReasonBudgetCeiling},
+	} {
+		got, err := ceiling(tc.in, c)
+		reason := ""
+		if fe := fault.From(err); fe != nil {
+			reason = fe.Reason
+		}
+		if reason != tc.wantReason {
+			t.Errorf("ceiling(%+v) reason %q (%v), want %q", tc.in, reason, err, tc.wantReason)
+		}
+		if err == nil {
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("ceiling(%+v) (-want +got):\n%s", tc.in, d)
+			}
+		}
+	}
+}
+
+// TestDelegateBackend: only Claude Code has a job path; Codex and agy are
+// UNSUPPORTED naming why, anything else INVALID_INPUT.
+func TestDelegateBackend(t *testing.T) {
+	for _, tc := range []struct{ in, want, code string }{
+		{"", "claude", ""}, {"auto", "claude", ""}, {"Claude", "claude", ""},
+		{"codex", "", string(fault.Unsupported)}, {"agy", "", string(fault.Unsupported)}, {"x", "", string(fault.InvalidInput)},
+	} {
+		got, err := delegateBackend(tc.in)
+		code := ""
+		if fe := fault.From(err); fe != nil {
+			code = string(fe.Code)
+		}
+		if got != tc.want || code != tc.code {
+			t.Errorf("delegateBackend(%q) = %q, %q; want %q, %q", tc.in, got, code, tc.want, tc.code)
+		}
+	}
+}
+
+// TestValidTask: empty, blank, oversized and NUL-bearing tasks are refused.
+func TestValidTask(t *testing.T) {
+	big := make([]byte, MaxTaskBytes+1)
+	for i := range big {
+		big[i] = 'x'
+	}
+	for _, tc := range []struct{ in, reason string }{
+		{"do it", ""}, {"", ReasonTaskEmpty}, {" \t\n", ReasonTaskEmpty}, {string(big), ReasonTaskSize}, {"a\x00b", ReasonTaskEmpty},
+	} {
+		reason := ""
+		if fe := fault.From(validTask(tc.in)); fe != nil {
+			reason = fe.Reason
+		}
+		if reason != tc.reason {
+			t.Errorf("validTask(%.20q) reason %q, want %q", tc.in, reason, tc.reason)
+		}
+	}
+}
