@@ -114,7 +114,8 @@ func callDelegate(t *testing.T, cs *mcp.ClientSession, args map[string]any) (map
 // the job runs in the background (the handle comes back at once, running);
 // the pinned Claude Code in the candidate sandbox, scripted by the double
 // behind the in-process gate, reads and edits main.txt; status then shows
-// succeeded with a fenced patch that holds exactly that edit and the
+// succeeded (delegate status and session status alike) with a fenced
+// patch that holds exactly that edit and the
 // grant's counters; the checkout is byte-identical until `coagent8 admit
 // JOB` in a terminal, after which it has the change and nothing else.
 func TestDelegateEndToEnd(t *testing.T) {
@@ -157,6 +158,11 @@ func TestDelegateEndToEnd(t *testing.T) {
 		so, _ := os.ReadFile(filepath.Join(homeOf(environ), ".coagent8", "jobs", id, "agent.stdout"))
 		diag = append(diag, so...)
 		t.Fatalf("job ended %v\nagent stderr:\n%s", sc, diag)
+	}
+	// The session tool shows the same job by its handle.
+	if ss, res := call(t, cs, "session", map[string]any{"action": "status", "session_handle": id, "workspace_path": ws}); res.IsError ||
+		ss["state"] != "succeeded" || ss["digest"] != sc["digest"] || !strings.Contains(fmt.Sprint(ss["patch"]), "+hello new world") {
+		t.Errorf("session status of the job = %v", ss)
 	}
 	patch, _ := sc["patch"].(string)
 	if !strings.Contains(patch, "<<<untrusted fence-") || !strings.Contains(patch, "-hello old world") ||
@@ -229,7 +235,7 @@ func connectElicit(t *testing.T, environ []string, opts *mcp.ClientOptions) *mcp
 }
 
 // TestDelegateCancel (issue 16 scope 1, cancel): a running job whose
-// agent is mid-stream is cancelled through MCP; the
+// agent is mid-stream is cancelled through MCP's cancel tool; the
 // job is recorded cancelled, its grant revoked, and the model is not
 // reached again.
 func TestDelegateCancel(t *testing.T) {
@@ -253,9 +259,14 @@ func TestDelegateCancel(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	time.Sleep(time.Second) // the answer is streaming
-	sc, res = callDelegate(t, cs, map[string]any{"action": "cancel", "job": id, "workspace_path": ws})
-	if res.IsError || sc["state"] != "cancelled" {
-		t.Fatalf("cancel = %v", sc)
+	// The cancel tool ends a job by its handle, as it ends a session's turn.
+	cc, res := call(t, cs, "cancel", map[string]any{"session_handle": id, "workspace_path": ws})
+	if res.IsError || cc["cancelled"] != true {
+		t.Fatalf("cancel = %v", cc)
+	}
+	sc, _ = callDelegate(t, cs, map[string]any{"action": "status", "job": id, "workspace_path": ws})
+	if sc["state"] != "cancelled" {
+		t.Fatalf("status after cancel = %v", sc)
 	}
 	n := len(double.Requests())
 	time.Sleep(time.Second)

@@ -57,5 +57,8 @@ func (s *Server) cancel(ctx context.Context, a CancelArgs) (session.Cancelled, e
 	if err != nil {
 		return session.Cancelled{}, err
 	}
+	if isJob(a.SessionHandle) {
+		return s.cancelJob(ctx, ws, a.SessionHandle) // a delegate job (delegate.go)
+	}
 	return s.sessions.Cancel(ctx, ws, a.SessionHandle)
 }

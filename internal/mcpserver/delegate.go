@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -11,6 +12,7 @@ import (
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/governor"
 	"github.com/coagent8/coagent8/internal/job"
+	"github.com/coagent8/coagent8/internal/session"
 	"github.com/coagent8/coagent8/internal/turn"
 )
 
@@ -189,4 +191,23 @@ func jobDenied(q governor.JobQuestion, reason, what string) error {
 	return fault.New(fault.PolicyDenied, reason, "the delegate job was not started: "+what+
 		"; approve it in an MCP host that shows the form, or add "+q.Decision.Model+" to delegate.allowWithoutAsking in the coagent8 configuration").
 		With("model", q.Decision.Model)
+}
+
+// isJob reports whether a session or cancel handle names a delegate job
+// (job ids start with "job_", session handles never do).
+func isJob(handle string) bool { return strings.HasPrefix(handle, "job_") }
+
+// cancelJob is the cancel tool for a delegate job: the job's tree is
+// ended and its grant revoked (governor.CancelJob), in cancel's shape.
+func (s *Server) cancelJob(ctx context.Context, ws, id string) (session.Cancelled, error) {
+	v, err := s.gov.CancelJob(ctx, ws, id)
+	if err != nil {
+		return session.Cancelled{}, err
+	}
+	c := session.Cancelled{SchemaVersion: 1, SessionHandle: id, Cancelled: v.State == job.Cancelled.String()}
+	c.Message = "Delegate job " + id + " is " + v.State + "."
+	if c.Cancelled {
+		c.Message += " Its process tree was ended and its grant revoked."
+	}
+	return c, nil
 }

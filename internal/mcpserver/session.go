@@ -84,6 +84,9 @@ func (s *Server) sessionAction(ctx context.Context, a SessionArgs) (any, error) 
 	if a.Action != "list" && a.SessionHandle == "" {
 		return nil, fault.New(fault.InvalidInput, "session.handle_missing", "session_handle is required for "+a.Action+".")
 	}
+	if isJob(a.SessionHandle) && (a.Action == "status" || a.Action == "result") {
+		return s.gov.JobStatus(ctx, ws, a.SessionHandle) // a delegate job (delegate.go)
+	}
 	switch a.Action {
 	case "list":
 		l, err := s.sessions.List(ctx, ws)
