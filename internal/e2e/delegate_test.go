@@ -281,3 +281,20 @@ func TestDelegateCancel(t *testing.T) {
 		t.Errorf("second cancel = %v", sc)
 	}
 }
+
+// TestDelegateWait: wait:true answers once the job has ended, with its
+// final state and the agent's answer fenced; a job that changed nothing
+// has no patch.
+func TestDelegateWait(t *testing.T) {
+	double := providertest.NewAnthropic(t, providertest.Options{Default: providertest.Reply{Text: "NOTHING-TO-DO"}})
+	probe := providertest.NewAnthropic(t, providertest.Options{})
+	environ := delegateEnv(t, probe.URL(), double.URL(), "")
+	ws := gitWorkspace(t)
+	var asked []string
+	cs := connectElicit(t, environ, approving(&asked))
+	sc, res := callDelegate(t, cs, map[string]any{"task": "look around", "workspace_path": ws, "model": delegateModel, "wait": true,
+		"budget": map[string]any{"max_usd": 3}})
+	if res.IsError || sc["state"] != "succeeded" || sc["patch"] != nil || !strings.Contains(fmt.Sprint(sc["message"]), "NOTHING-TO-DO") {
+		t.Fatalf("delegate wait:true = %v", sc)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -100,8 +101,41 @@ func (s *Server) delegate(ctx context.Context, req *mcp.CallToolRequest, a Deleg
 	if a.Budget != nil {
 		b = job.Budget{MaxUSD: a.Budget.MaxUSD, MaxRequests: a.Budget.MaxRequests, MaxMinutes: a.Budget.MaxMinutes}
 	}
-	return s.gov.Delegate(ctx, governor.DelegateTask{Task: a.Task, Backend: a.Backend, Workspace: a.WorkspacePath, Model: a.Model,
-		Effort: a.ReasoningEffort, Base: a.Base, Budget: b, Wait: a.Wait != nil && *a.Wait, Consent: jobElicitation{req: req}})
+	wait := a.Wait != nil && *a.Wait
+	v, err := s.gov.Delegate(ctx, governor.DelegateTask{Task: a.Task, Backend: a.Backend, Workspace: a.WorkspacePath, Model: a.Model,
+		Effort: a.ReasoningEffort, Base: a.Base, Budget: b, Consent: jobElicitation{req: req}})
+	if err != nil || !wait {
+		return v, err
+	}
+	s.waitJob(ctx, req, v)
+	return s.gov.JobStatus(context.WithoutCancel(ctx), v.Workspace, v.Job)
+}
+
+// waitJob waits for a job started with wait:true, sending a progress
+// heartbeat every heartbeatAfter when the client asked for progress
+// (hosts that honour progress keep the call alive; the job's state is
+// the message, never agent output).
+func (s *Server) waitJob(ctx context.Context, req *mcp.CallToolRequest, v governor.JobView) {
+	done := make(chan struct{})
+	go func() { s.gov.WaitJob(ctx, v.Job); close(done) }()
+	var token any
+	if req != nil && req.Session != nil && req.Params != nil {
+		token = req.Params.GetProgressToken()
+	}
+	tick := time.NewTicker(heartbeatAfter)
+	defer tick.Stop()
+	start := time.Now()
+	for n := 1.0; ; n++ {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+			if token != nil {
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: n,
+					Message: fmt.Sprintf("delegate job %s running for %s", v.Job, time.Since(start).Round(time.Second))})
+			}
+		}
+	}
 }
 
 // jobText is the short text rendering: the job's state; the fenced
