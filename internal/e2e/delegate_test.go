@@ -298,3 +298,32 @@ func TestDelegateWait(t *testing.T) {
 		t.Fatalf("delegate wait:true = %v", sc)
 	}
 }
+
+// TestDelegateBudgetEnforced (issue 16 tests, budget): the scripted agent
+// keeps calling the model; the gate refuses the request beyond the job's
+// max_requests, the agent stops, and the job ends failed
+// delegate.budget_exhausted with the grant's counters in its receipt. The
+// double never sees more requests than the budget allows.
+func TestDelegateBudgetEnforced(t *testing.T) {
+	var tools []providertest.ToolUse
+	for i := range 8 {
+		tools = append(tools, providertest.ToolUse{Name: "Bash", Input: map[string]any{"command": fmt.Sprintf("echo %d", i), "description": "step"}})
+	}
+	double := providertest.NewAnthropicTools(t, providertest.Options{Default: providertest.Reply{Text: "DONE"}}, tools...)
+	probe := providertest.NewAnthropic(t, providertest.Options{})
+	environ := delegateEnv(t, probe.URL(), double.URL(), "")
+	ws := gitWorkspace(t)
+	var asked []string
+	cs := connectElicit(t, environ, approving(&asked))
+	sc, res := callDelegate(t, cs, map[string]any{"task": "keep going", "workspace_path": ws, "model": delegateModel, "wait": true,
+		"budget": map[string]any{"max_usd": 3, "max_requests": 3}})
+	if res.IsError || sc["state"] != "failed" || sc["reason"] != "delegate.budget_exhausted" {
+		t.Fatalf("delegate = %v", sc)
+	}
+	if used, _ := sc["used"].(map[string]any); used == nil || used["requests"] != 3.0 {
+		t.Errorf("grant counters = %v, want 3 requests", sc["used"])
+	}
+	if n := len(double.Requests()); n != 3 {
+		t.Errorf("the double saw %d requests, want the budget's 3", n)
+	}
+}

@@ -37,17 +37,20 @@ const (
 
 // Reasons of the delegate path's refusals.
 const (
-	ReasonTaskEmpty       = "delegate.task_empty"
-	ReasonTaskSize        = "delegate.task_size"
-	ReasonBudgetMissing   = "delegate.budget_zero"
-	ReasonBudgetInvalid   = "delegate.budget_invalid"
-	ReasonBudgetCeiling   = "delegate.budget_above_ceiling"
-	ReasonBackend         = "delegate.backend_unsupported"
-	ReasonBase            = "delegate.base"
-	ReasonDirty           = "delegate.workspace_dirty"
-	ReasonUnpriced        = "delegate.unpriced"
-	ReasonConfig          = "delegate.config_invalid"
-	ReasonUnavailable     = "delegate.unavailable"
+	ReasonTaskEmpty     = "delegate.task_empty"
+	ReasonTaskSize      = "delegate.task_size"
+	ReasonBudgetMissing = "delegate.budget_zero"
+	ReasonBudgetInvalid = "delegate.budget_invalid"
+	ReasonBudgetCeiling = "delegate.budget_above_ceiling"
+	ReasonBackend       = "delegate.backend_unsupported"
+	ReasonBase          = "delegate.base"
+	ReasonDirty         = "delegate.workspace_dirty"
+	ReasonUnpriced      = "delegate.unpriced"
+	ReasonConfig        = "delegate.config_invalid"
+	ReasonUnavailable   = "delegate.unavailable"
+	// ReasonBudgetExhausted ends a job whose agent stopped after the gate
+	// refused a request for the job's budget.
+	ReasonBudgetExhausted = "delegate.budget_exhausted"
 	ReasonConsentRequired = "consent.unsupported_client"
 )
 

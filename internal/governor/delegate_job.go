@@ -155,6 +155,12 @@ func (g *Governor) finishJob(ctx context.Context, deps DelegateDeps, j job.Job, 
 	case runErr != nil:
 		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, fault.From(runErr).Reason)
 		return
+	case !res.Receipt.Exit.Success() && exhausted(res.Grant):
+		// The gate refused the agent's next request for its budget and
+		// the agent gave up: the job ended by its budget (the receipt has
+		// the counters).
+		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, ReasonBudgetExhausted)
+		return
 	case !res.Receipt.Exit.Success():
 		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, "delegate.agent_"+res.Receipt.Exit.Class.String())
 		return
@@ -180,6 +186,18 @@ func (g *Governor) quarantine(ctx context.Context, j job.Job, upper string, res 
 	}
 	return quarantine.Build(ctx, quarantine.Input{Repo: repo, Base: j.Base, Upper: upper, Changes: res.Changes,
 		ScratchDir: filepath.Dir(upper)})
+}
+
+// exhausted reports whether grant gr has no room for another request: a
+// count limit reached, or less spend left than one request's output
+// reservation at the grant's output price.
+func exhausted(gr gate.Grant) bool {
+	l, u := gr.Limits, gr.Used
+	if l == (gate.Counters{}) {
+		return false // never read back
+	}
+	reserve := gate.USD(float64(gr.Ceiling) * gr.Price.OutputPerMTok / 1e6)
+	return u.Requests >= l.Requests || u.Tokens >= l.Tokens || l.Spend-u.Spend < reserve
 }
 
 // Receipt is a job's stored receipt: the sandbox's containment receipt
