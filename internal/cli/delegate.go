@@ -50,9 +50,18 @@ func (l *lazyDelegation) close() {
 	l.closers = nil
 }
 
-func (l *lazyDelegation) open(ctx context.Context) (governor.DelegateDeps, error) {
+func (l *lazyDelegation) open(ctx context.Context) (_ governor.DelegateDeps, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	mark := len(l.closers)
+	defer func() {
+		if err != nil { // the governor retries on the next job: release this attempt's handles
+			for i := len(l.closers) - 1; i >= mark; i-- {
+				l.closers[i]()
+			}
+			l.closers = l.closers[:mark]
+		}
+	}()
 	a := l.a
 	dir := a.env.StateDir()
 	db, err := store.Open(ctx, filepath.Join(dir, "state.db"), sessionBusy)

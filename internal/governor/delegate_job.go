@@ -70,16 +70,24 @@ func (l *live) get(id string) *running {
 	return l.jobs[id]
 }
 
-// deps builds the delegate dependencies once, on the first approved job.
+// deps builds the delegate dependencies on the first approved job and
+// keeps them; a failure is returned and retried by the next job (the
+// user may fix the configuration meanwhile).
 func (g *Governor) deps(ctx context.Context) (DelegateDeps, error) {
-	g.depsOnce.Do(func() {
-		if g.delegation == nil {
-			g.depsErr = fault.New(fault.Unsupported, ReasonUnavailable, "delegate jobs are not available in this coagent8 process")
-			return
-		}
-		g.delegateDeps, g.depsErr = g.delegation(ctx)
-	})
-	return g.delegateDeps, g.depsErr
+	g.depsMu.Lock()
+	defer g.depsMu.Unlock()
+	if g.depsOK {
+		return g.delegateDeps, nil
+	}
+	if g.delegation == nil {
+		return DelegateDeps{}, fault.New(fault.Unsupported, ReasonUnavailable, "delegate jobs are not available in this coagent8 process")
+	}
+	d, err := g.delegation(ctx)
+	if err != nil {
+		return DelegateDeps{}, err
+	}
+	g.delegateDeps, g.depsOK = d, true
+	return d, nil
 }
 
 // startJob creates the job row and its grant and starts the agent.

@@ -60,9 +60,9 @@ type Governor struct {
 	models         *modelCache
 
 	delegation   func(context.Context) (DelegateDeps, error)
-	depsOnce     sync.Once
+	depsMu       sync.Mutex
+	depsOK       bool
 	delegateDeps DelegateDeps
-	depsErr      error
 	live         live
 }
 
