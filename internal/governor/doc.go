@@ -1,7 +1,9 @@
 // Package governor is the one governed path of a model action. Every turn
 // coagent8 runs for a caller — a consult, a review with the user's checks,
-// the deprecated consult aliases and, next, a delegated job — goes through
-// [Governor.Run] (or [Governor.Review], which wraps it), whichever surface
+// the deprecated consult aliases — goes through [Governor.Run] (or
+// [Governor.Review], which wraps it), and every delegate job through
+// [Governor.Delegate] (the same routing, model resolution and policy,
+// plus a job question through [JobConsent]), whichever surface
 // asked: the MCP tools and the terminal commands only translate arguments
 // into a [Turn] and render the result (seed 000 §2; issue 16 §0).
 //
