@@ -21,8 +21,9 @@ func newServeCmd(a *app) *cobra.Command {
 }
 
 // serve runs the MCP server on stdin/stdout until the client disconnects
-// (stdin EOF) or a signal cancels ctx; running turns are cancelled, which
-// tears their process trees down. Both ends are orderly and exit 0
+// (stdin EOF, once every request already read is answered) or a signal
+// cancels ctx; a signal cancels running turns, which tears their process
+// trees down. Both ends are orderly and exit 0
 // without an error log (issue 19 item 18); a malformed stdin line is
 // answered and skipped, never the end of the session (item 1).
 func (a *app) serve(ctx context.Context) error {

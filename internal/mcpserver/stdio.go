@@ -44,7 +44,7 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 		limit = mcp.DefaultMaxLineLength
 	}
 	c := &stdioConn{out: t.Out, incoming: make(chan readResult), closed: make(chan struct{}),
-		inflight: map[jsonrpc.ID]*call{}}
+		settled: make(chan struct{}, 1), inflight: map[jsonrpc.ID]*call{}}
 	go c.readLoop(bufio.NewReaderSize(t.In, 64*1024), limit)
 	return c, nil
 }
@@ -72,8 +72,14 @@ type stdioConn struct {
 	closeOnce sync.Once
 	closed    chan struct{}
 
+	// settled is signalled (without blocking) whenever a call is answered
+	// or the server sends a request of its own, to wake [stdioConn.drain].
+	settled chan struct{}
+
 	mu       sync.Mutex
 	inflight map[jsonrpc.ID]*call
+	// outgoing counts server-to-client requests not yet answered.
+	outgoing int
 	// initialized is set once initialize has been answered with a result.
 	initialized bool
 }
@@ -94,9 +100,44 @@ func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
 			}
 		}
 		if err != nil { // EOF or a read error ends the connection
+			c.drain()
 			c.deliver(readResult{err: err})
 			return
 		}
+	}
+}
+
+// drain waits until every request already read has been answered before
+// the end of input reaches the SDK. The SDK, on a read error, cancels
+// the requests in flight (and still queued) and refuses to write any
+// response, so a client that writes its requests and closes stdin at
+// once (`printf … | coagent8`) got none or some of its answers, and an
+// initialized notification could be handled after a cancelled
+// initialize (issue 18 item 1). It stops early when the server is
+// waiting on a request of its own (an approval form, a ping): the client
+// that closed stdin can never answer it. A signal still ends the wait:
+// [Server.Serve] closes the connection.
+func (c *stdioConn) drain() {
+	for {
+		c.mu.Lock()
+		done := len(c.inflight) == 0 || c.outgoing > 0
+		c.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-c.settled:
+		case <-c.closed:
+			return
+		}
+	}
+}
+
+// wake signals drain without blocking.
+func (c *stdioConn) wake() {
+	select {
+	case c.settled <- struct{}{}:
+	default:
 	}
 }
 
@@ -136,12 +177,15 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 
 // track records a request in flight and marks a cancelled one.
 func (c *stdioConn) track(msg jsonrpc.Message) {
-	req, ok := msg.(*jsonrpc.Request)
-	if !ok {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok { // a response to one of the server's requests
+		if c.outgoing > 0 {
+			c.outgoing--
+		}
+		return
+	}
 	if req.IsCall() {
 		// A duplicate of an id still in flight is refused by the SDK
 		// (answered with a null id); it must not replace the first call's
@@ -183,15 +227,23 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // Write implements [mcp.Connection]. A response to a cancelled request
 // is dropped; a code-0 error gets its JSON-RPC code.
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	if resp, ok := msg.(*jsonrpc.Response); ok {
+		// Settled before any early return: drain waits for the entry to go.
 		cl, initialized := c.settle(resp)
+		defer c.wake()
 		if cl != nil && cl.cancelled {
 			return nil
 		}
 		resp.Error = withCode(resp.Error, cl, initialized)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		c.mu.Lock()
+		c.outgoing++
+		c.mu.Unlock()
+		defer c.wake()
 	}
 	b, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
