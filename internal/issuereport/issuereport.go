@@ -97,7 +97,7 @@ func (s *sanitizer) body(in Input) string {
 	section("What happened", s.clean(in.ErrorMessage), 1024)
 	section("Context", s.clean(in.Context), 1024)
 	section("Last error", s.clean(lastError(in.LastError)), 512)
-	section("Versions", s.clean(versions(in.Versions)), 512)
+	section("Versions", s.versions(in.Versions), 512)
 	if in.Doctor != nil {
 		d, err := json.Marshal(in.Doctor)
 		if err != nil {
@@ -117,7 +117,21 @@ func lastError(err error) string {
 	return fmt.Sprintf("code: %s\nreason: %s\nmessage: %s", fe.Code, fe.Reason, fe.Message)
 }
 
-func versions(v Versions) string {
+// versions renders the Versions section. coagent8's own version skips
+// the free-text scrub when it has a Go module version's shape
+// ([buildVersion]): the scrub takes a pseudo-version's timestamp and
+// commit for an opaque token (v0.0.[REDACTED:opaque], issue 18 item 2).
+// Any other value, and every other line, is cleaned as before.
+func (s *sanitizer) versions(v Versions) string {
+	if buildVersion(v.Coagent8) {
+		rest := v
+		rest.Coagent8 = ""
+		return "coagent8: " + v.Coagent8 + "\n" + strings.TrimPrefix(s.clean(versionLines(rest)), "coagent8: unknown\n")
+	}
+	return s.clean(versionLines(v))
+}
+
+func versionLines(v Versions) string {
 	lines := []string{"coagent8: " + orUnknown(v.Coagent8), "go: " + orUnknown(v.Go), "os/arch: " + orUnknown(v.OS)}
 	for _, name := range sortedKeys(v.Backends) {
 		ver := v.Backends[name]

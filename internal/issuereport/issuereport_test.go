@@ -114,3 +114,26 @@ func TestKeepsUsefulText(t *testing.T) {
 		t.Errorf("useful text scrubbed:\n%s", r.Body)
 	}
 }
+
+// TestCoagent8VersionSurvives (issue 18 item 2): coagent8's own version,
+// a Go pseudo-version included, is shown as built; a token in its place
+// is still scrubbed.
+func TestCoagent8VersionSurvives(t *testing.T) {
+	token := "sk" + strings.Repeat("Ab3", 10)
+	for _, tc := range []struct{ version, want string }{
+		{"v0.0.0-20261202003906-cb32f7be49d5", "coagent8: v0.0.0-20261202003906-cb32f7be49d5\ngo: go1.26.8"},
+		{"v1.2.3-rc.1.0.20261202003906-cb32f7be49d5+dirty", "coagent8: v1.2.3-rc.1.0.20261202003906-cb32f7be49d5+dirty\n"},
+		{"0.1.0-dev", "coagent8: 0.1.0-dev\n"},
+		{"", "coagent8: unknown\n"},
+		{"v1.0.0-" + token, "coagent8: v1.0.[REDACTED:opaque]"},
+		{token, "coagent8: [REDACTED:opaque]"},
+	} {
+		r := Build(Input{Versions: Versions{Coagent8: tc.version, Go: "go1.26.8"}})
+		if !strings.Contains(r.Body, tc.want) {
+			t.Errorf("version %q: body lacks %q:\n%s", tc.version, tc.want, r.Body)
+		}
+		if strings.Contains(r.Body, token) {
+			t.Errorf("version %q: token leaked:\n%s", tc.version, r.Body)
+		}
+	}
+}

@@ -20,6 +20,15 @@ var (
 	// never needs them. Hex commit ids are kept.
 	opaqueRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9_\-+=]{24,}`) })
 	hexRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{32,64}$`) })
+	// A Go module version: semver core, then dot or hyphen separated
+	// pre-release identifiers that are each all digits, a lowercase word
+	// with optional trailing digits, or a 12–40 digit lowercase hex commit
+	// (pseudo-versions: v0.0.0-20261202003906-cb32f7be49d5), and an
+	// optional +incompatible/+dirty. A mixed-case token does not fit.
+	buildVersionRE = sync.OnceValue(func() *regexp.Regexp {
+		id := `(?:[0-9]+|[a-z]+[0-9]*|[0-9a-f]{12,40})`
+		return regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+(?:-` + id + `(?:[.-]` + id + `)*)?(?:\+[a-z]+)?$`)
+	})
 )
 
 type sanitizer struct {
@@ -46,6 +55,12 @@ func (s *sanitizer) clean(text string) string {
 		}
 		return "[REDACTED:opaque]"
 	})
+}
+
+// buildVersion reports whether v has the shape of coagent8's own build
+// version (a Go module or pseudo-version, at most 80 bytes).
+func buildVersion(v string) bool {
+	return len(v) <= 80 && buildVersionRE().MatchString(v)
 }
 
 // mixed reports whether a run has both letters and digits (paths and
