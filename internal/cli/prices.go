@@ -81,6 +81,9 @@ func writePriceStatus(w io.Writer, st price.Status) {
 	if st.Source.Note != "" {
 		fmt.Fprintf(w, "Note: %s\n", st.Source.Note)
 	}
+	if st.Source.Unpriced != "" {
+		fmt.Fprintf(w, "Unpriced: %s\n", st.Source.Unpriced)
+	}
 	if st.Warning != "" {
 		fmt.Fprintf(w, "Warning: %s\n", st.Warning)
 	}

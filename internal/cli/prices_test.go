@@ -150,3 +150,25 @@ func TestRefreshCause(t *testing.T) {
 		t.Errorf("fallback not redacted: %q", got)
 	}
 }
+
+// TestUnpricedListed (issue 18 item 3): the embedded snapshot's note says
+// some current models have no price and names the command that lists
+// them; `prices show` and `governance show` list them.
+func TestUnpricedListed(t *testing.T) {
+	env := testEnv(t)
+	for _, args := range [][]string{{"prices", "show"}, {"governance", "show"}} {
+		out, errOut, code := runPrices(t, env, args...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d\n%s", args, code, errOut)
+		}
+		for _, want := range []string{"no price (`coagent8 prices show` lists them under Unpriced)",
+			"\nUnpriced: Current CLI models with no price found", "claude-opus-4-8", "gpt-5.6-luna"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v lacks %q:\n%s", args, want, out)
+			}
+		}
+		if strings.Contains(out, "see unpriced") {
+			t.Errorf("%v still points at nothing:\n%s", args, out)
+		}
+	}
+}

@@ -28,6 +28,10 @@ type Source struct {
 	URL  string    `json:"url,omitempty"`
 	Date time.Time `json:"date"` // fetch time, or the snapshot's compile date
 	Note string    `json:"note,omitempty"`
+	// Unpriced names the current CLI models the embedded snapshot
+	// deliberately has no price for, in words (its _coagent8.unpriced);
+	// "" for a fetched list. The Note points at it (issue 18 item 3).
+	Unpriced string `json:"unpriced,omitempty"`
 }
 
 // Catalog is an immutable set of output prices. It is safe for concurrent

@@ -18,11 +18,11 @@ var snapshot []byte
 func Embedded() *Catalog {
 	src := Source{Kind: KindEmbedded, URL: DefaultURL}
 	var meta struct {
-		M struct{ Compiled, Source, Note string } `json:"_coagent8"`
+		M struct{ Compiled, Source, Note, Unpriced string } `json:"_coagent8"`
 	}
 	if err := json.Unmarshal(snapshot, &meta); err == nil {
 		src.Date, _ = time.Parse(time.DateOnly, meta.M.Compiled)
-		src.Note = meta.M.Note
+		src.Note, src.Unpriced = meta.M.Note, meta.M.Unpriced
 	}
 	c, err := Parse(snapshot, src)
 	if err != nil {
