@@ -259,6 +259,10 @@ func TestDelegateCancel(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	time.Sleep(time.Second) // the answer is streaming
+	if sc, _ := callDelegate(t, cs, map[string]any{"action": "status", "job": id, "workspace_path": ws}); sc["state"] != "running" ||
+		!strings.Contains(fmt.Sprint(sc["used"]), "grant_state:live") {
+		t.Errorf("status while running = %v, want running with the live grant's counters", sc)
+	}
 	// The cancel tool ends a job by its handle, as it ends a session's turn.
 	cc, res := call(t, cs, "cancel", map[string]any{"session_handle": id, "workspace_path": ws})
 	if res.IsError || cc["cancelled"] != true {

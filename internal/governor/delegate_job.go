@@ -50,6 +50,7 @@ type live struct {
 }
 
 type running struct {
+	grant     string
 	cancel    context.CancelFunc
 	done      chan struct{}
 	cancelled bool
@@ -118,7 +119,7 @@ func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, 
 		return JobView{}, g.abort(ctx, deps, j.ID, "delegate.workdir", fault.Wrap(fault.ProcessError, "delegate.workdir", "the job directory cannot be made", err))
 	}
 	jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
-	r := &running{cancel: cancel, done: make(chan struct{})}
+	r := &running{grant: gr.ID, cancel: cancel, done: make(chan struct{})}
 	g.live.add(j.ID, r)
 	out, errs := &tail{max: 4 << 20}, &tail{max: 64 << 10}
 	dj := delegation.Job{Runtime: rt, Model: d.Model, Prompt: t.Task, Workspace: q.Workspace, CandidateDir: dir,

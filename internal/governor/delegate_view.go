@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/gate"
 	"github.com/coagent8/coagent8/internal/job"
 	"github.com/coagent8/coagent8/internal/quarantine"
 )
@@ -23,7 +24,8 @@ type JobView struct {
 	Workspace     string     `json:"workspace"`
 	Base          string     `json:"base"`
 	Budget        job.Budget `json:"budget"`
-	// Used are the grant's final counters once the job ended.
+	// Used are the grant's counters: live while this process runs the
+	// job, final once it ended.
 	Used *JobUsage `json:"used,omitempty"`
 	// Digest is the candidate patch's "sha256:" digest.
 	Digest   string       `json:"digest,omitempty"`
@@ -67,7 +69,19 @@ func (g *Governor) JobStatus(ctx context.Context, ws, id string) (JobView, error
 	if err != nil {
 		return JobView{}, err
 	}
-	return view(j, readReceipt(filepath.Join(deps.WorkDir, j.ID, "receipt.json"))), nil
+	v := view(j, readReceipt(filepath.Join(deps.WorkDir, j.ID, "receipt.json")))
+	if r := g.live.get(id); r != nil && j.State == job.Running {
+		// Live progress: the grant's counters as the gate meters them.
+		if gr, err := deps.Gate.Inspect(ctx, r.grant); err == nil {
+			v.Used = usage(gr)
+		}
+	}
+	return v, nil
+}
+
+func usage(gr gate.Grant) *JobUsage {
+	u := gr.Used
+	return &JobUsage{Requests: u.Requests, Tokens: u.Tokens, USD: u.Spend.Dollars(), GrantState: string(gr.State)}
 }
 
 func samePath(a, b string) bool {
@@ -80,8 +94,7 @@ func view(j job.Job, r *Receipt) JobView {
 	v := JobView{SchemaVersion: 1, Job: j.ID, State: j.State.String(), Reason: j.Reason, Backend: j.Backend, Model: j.Model,
 		Workspace: j.Workspace, Base: j.Base, Budget: j.Budget}
 	if r != nil && r.Grant != nil {
-		u := r.Grant.Used
-		v.Used = &JobUsage{Requests: u.Requests, Tokens: u.Tokens, USD: u.Spend.Dollars(), GrantState: string(r.Grant.State)}
+		v.Used = usage(*r.Grant)
 	}
 	if c := j.Candidate; c != nil {
 		v.Digest = c.Digest
