@@ -2,6 +2,7 @@ package consent
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -57,7 +58,9 @@ func (e *Elicitation) Pending() *mcp.CallToolResult { return e.pending }
 // Refusal is the [governor.Consent] of a surface that cannot ask the user
 // (the terminal): every question is refused with POLICY_DENIED
 // consent.unsupported_client and one security event, exactly as for an
-// MCP client without elicitation (R-037). Get one with [Gate.Refusal]; the
+// MCP client without elicitation (R-037). Its message says the terminal
+// cannot ask, not that "this MCP client" cannot (issue 18 item 4); the
+// governor appends the `coagent8 governance allow MODEL` remedy. Get one with [Gate.Refusal]; the
 // zero value refuses too, but records no event (it has no sink).
 type Refusal struct{ gate *Gate }
 
@@ -67,13 +70,30 @@ func (g *Gate) Refusal() Refusal { return Refusal{gate: g} }
 // Ask implements [governor.Consent] by refusing d.
 func (r Refusal) Ask(_ context.Context, d policy.Decision) (governor.Answer, error) {
 	if r.gate == nil {
-		return governor.Answer{}, unrecorded(d)
+		return governor.Answer{}, terminalFault(d)
 	}
-	return governor.Answer{}, r.gate.deny(d, ReasonUnsupportedClient)
+	return governor.Answer{}, r.gate.record(terminalFault(d), d.Backend, d.Model, d.Rule, nil)
 }
 
 // unrecorded is the refusal of a zero Elicitation or Refusal: fail
 // closed, with the same code and reason, though no sink records it.
 func unrecorded(d policy.Decision) error {
 	return fault.New(fault.PolicyDenied, ReasonUnsupportedClient, denyMessage(d, ReasonUnsupportedClient))
+}
+
+// terminalFault is the terminal's refusal of d: the code, reason and
+// fields of [Gate.denyFault], in words for a person at a shell.
+func terminalFault(d policy.Decision) *fault.Error {
+	// No remedy here: the governor appends the exact `coagent8 governance
+	// allow MODEL` to every consent refusal (governor.withRemedy).
+	fe := fault.New(fault.PolicyDenied, ReasonUnsupportedClient, fmt.Sprintf(
+		"model %s needs the user's approval, and a terminal command cannot ask for it "+
+			"(only an MCP host that shows approval forms can)", d.Model))
+	if policy.ValidID(d.Model) {
+		fe = fe.With("model", d.Model)
+	}
+	if d.Rule != "" {
+		fe = fe.With("rule", d.Rule)
+	}
+	return fe
 }

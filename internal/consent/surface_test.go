@@ -12,22 +12,25 @@ import (
 	"github.com/coagent8/coagent8/internal/policy"
 )
 
-// TestSurfaces: the terminal's Refusal refuses an ask decision exactly as
-// Check does for a call that cannot elicit (code, reason, message, one
-// event), the zero values refuse too, and an Elicitation without a tool
-// call cannot approve.
+// TestSurfaces: the terminal's Refusal refuses an ask decision as Check
+// does for a call that cannot elicit (code, reason, one event) but in
+// words for the terminal, not "this MCP client" (issue 18 item 4); the zero values refuse too, and an Elicitation
+// without a tool call cannot approve.
 func TestSurfaces(t *testing.T) {
 	d := askDecision(true)
 	tests := []struct {
-		name   string
-		ask    func(g *Gate) governor.Consent
-		events int
+		name     string
+		ask      func(g *Gate) governor.Consent
+		events   int
+		terminal bool
 	}{
-		{"terminal refusal", func(g *Gate) governor.Consent { return g.Refusal() }, 1},
-		{"elicitation without a call", func(g *Gate) governor.Consent { return g.Elicitation(nil) }, 1},
-		{"zero refusal", func(*Gate) governor.Consent { return Refusal{} }, 0},
-		{"zero elicitation", func(*Gate) governor.Consent { return &Elicitation{} }, 0},
+		{"terminal refusal", func(g *Gate) governor.Consent { return g.Refusal() }, 1, true},
+		{"elicitation without a call", func(g *Gate) governor.Consent { return g.Elicitation(nil) }, 1, false},
+		{"zero refusal", func(*Gate) governor.Consent { return Refusal{} }, 0, true},
+		{"zero elicitation", func(*Gate) governor.Consent { return &Elicitation{} }, 0, false},
 	}
+	terminal := "model " + d.Model + " needs the user's approval, and a terminal command cannot ask for it " +
+		"(only an MCP host that shows approval forms can)"
 	ref, err := New(Options{Sink: &event.Memory{}})
 	if err != nil {
 		t.Fatal(err)
@@ -43,8 +46,11 @@ func TestSurfaces(t *testing.T) {
 			}
 			ans, err := tt.ask(g).Ask(context.Background(), d)
 			fe := fault.From(err)
-			got := []any{ans, fe.Code, fe.Reason, fe.Message, len(sink.Events())}
-			w := []any{governor.Answer{}, want.Code, want.Reason, want.Message, tt.events}
+			got := []any{ans, fe.Code, fe.Reason, fe.Message, fe.Details, len(sink.Events())}
+			w := []any{governor.Answer{}, want.Code, want.Reason, want.Message, fe.Details, tt.events}
+			if tt.terminal { // the terminal's words, the same details
+				w[3], w[4] = terminal, want.Details
+			}
 			if d := cmp.Diff(w, got); d != "" {
 				t.Errorf("Ask (-want +got):\n%s", d)
 			}

@@ -56,7 +56,8 @@ func ResolveBackend(env config.Env, requested, preferred string, r *Runner) (str
 		return installed[0], nil
 	}
 	return "", fault.New(fault.OnboardingRequired, "backend.ambiguous",
-		"Several backends are installed ("+strings.Join(installed, ", ")+"): pass backend, or set defaultBackend in the coagent8 configuration.")
+		"Several backends are installed ("+strings.Join(installed, ", ")+"): name one (the backend argument; --backend in a terminal), "+
+			"or set defaultBackend in "+env.ConfigPath()+".")
 }
 
 // Failure builds the Outcome of a request that failed before Run.
