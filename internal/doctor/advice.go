@@ -32,7 +32,8 @@ func advice(backends []Backend) []string {
 		}
 	}
 	if len(out) == 0 {
-		out = append(out, "No backend CLI is installed: install Claude Code or Codex (or set CLAUDE_PATH / CODEX_PATH), log in, then run doctor again.")
+		out = append(out, "No backend CLI is installed: install Claude Code or Codex (or set CLAUDE_PATH / CODEX_PATH to one; "+
+			"a coagent8 checkout's .tools/ copies are for its tests, see the README), log in, then run doctor again.")
 	}
 	return out
 }
@@ -73,6 +74,22 @@ func dedupe(s []string) []string {
 		}
 	}
 	return out
+}
+
+// pathVars names each backend's override variable (turn's executables).
+var pathVars = map[string]string{"claude": "CLAUDE_PATH", "codex": "CODEX_PATH", "agy": "AGY_PATH"}
+
+// withPathHint returns e, a CLI_NOT_FOUND of backend, with the way to
+// point coagent8 at a CLI elsewhere (issue 18 item 5); any other e is
+// returned as is. e itself is never modified.
+func withPathHint(backend string, e *adapter.ProbeError) *adapter.ProbeError {
+	v, ok := pathVars[backend]
+	if e == nil || e.Reason != "cli.not_found" || !ok {
+		return e
+	}
+	c := *e
+	c.Message += "; install it on PATH or set " + v + " to its absolute path (a coagent8 checkout's .tools/ copies are for its tests, see the README)"
+	return &c
 }
 
 // tidyNotFound returns e with the repeats removed from a CLI_NOT_FOUND

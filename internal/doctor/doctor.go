@@ -87,7 +87,7 @@ func Run(ctx context.Context, o Options) Report {
 func probe(ctx context.Context, b adapter.Backend) Backend {
 	out := Backend{Probe: b.Probe(ctx)}
 	out.Searched = dedupe(out.Searched)
-	out.Error = tidyNotFound(out.Error)
+	out.Error = withPathHint(out.Backend, tidyNotFound(out.Error))
 	v, ok := b.(adapter.Resolver)
 	if !ok || !out.Supported {
 		return out

@@ -64,7 +64,8 @@ func TestRecommendationsMatchState(t *testing.T) {
 		want     []string
 	}{
 		{"none installed", []adapter.Backend{notInstalled("claude"), notInstalled("codex")}, "degraded_no_active_backends",
-			[]string{"No backend CLI is installed: install Claude Code or Codex (or set CLAUDE_PATH / CODEX_PATH), log in, then run doctor again."}},
+			[]string{"No backend CLI is installed: install Claude Code or Codex (or set CLAUDE_PATH / CODEX_PATH to one; " +
+				"a coagent8 checkout's .tools/ copies are for its tests, see the README), log in, then run doctor again."}},
 		{"installed, not logged in", []adapter.Backend{installed("codex", "unauthenticated", true, true), notInstalled("claude")},
 			"degraded_no_active_backends",
 			[]string{"Codex is installed but not logged in: log in to Codex (run codex login), then run doctor again."}},
@@ -89,7 +90,8 @@ func TestRecommendationsMatchState(t *testing.T) {
 }
 
 // TestEmptyListsAndSearched: empty backend lists print as [], and a PATH
-// directory named twice is listed (and named in the message) once.
+// directory named twice is listed (and named in the message) once; the
+// message names CLAUDE_PATH and what .tools/ is for (issue 18 item 5).
 func TestEmptyListsAndSearched(t *testing.T) {
 	r := run(t, notInstalled("claude"))
 	b, err := json.Marshal(r)
@@ -104,7 +106,8 @@ func TestEmptyListsAndSearched(t *testing.T) {
 	if diff := cmp.Diff([]string{"/usr/bin/claude", "/bin/claude"}, r.Backends[0].Searched); diff != "" {
 		t.Errorf("searched (-want +got)\n%s", diff)
 	}
-	if got, want := r.Backends[0].Error.Message, "claude CLI not found; searched: /usr/bin/claude, /bin/claude"; got != want {
+	if got, want := r.Backends[0].Error.Message, "claude CLI not found; searched: /usr/bin/claude, /bin/claude"+
+		"; install it on PATH or set CLAUDE_PATH to its absolute path (a coagent8 checkout's .tools/ copies are for its tests, see the README)"; got != want {
 		t.Errorf("message %q, want %q", got, want)
 	}
 }

@@ -137,14 +137,14 @@ func TestInterruptedQualificationRecordsNothing(t *testing.T) {
 // floor above the host's).
 func TestStatusReportsReadinessWithoutRunning(t *testing.T) {
 	s := newTestSandbox(t)
-	if st := s.Status(); !st.Available || st.Qualified || st.Missing != "" {
-		t.Fatalf("fresh: %+v; want available, not qualified", st)
+	if st := s.Status(); !st.Available || st.Qualified || st.Missing != "" || st.Advice != QualifyAdvice {
+		t.Fatalf("fresh: %+v; want available, not qualified, advice to qualify", st)
 	}
 	if _, err := s.Qualify(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if st := s.Status(); !st.Available || !st.Qualified || st.QualifiedAt == nil {
-		t.Errorf("after Qualify: %+v; want qualified with a time", st)
+	if st := s.Status(); !st.Available || !st.Qualified || st.QualifiedAt == nil || st.Advice != "" {
+		t.Errorf("after Qualify: %+v; want qualified with a time, no advice", st)
 	}
 	h, err := readHost()
 	if err != nil {

@@ -20,7 +20,15 @@ type Status struct {
 	// first (about 0.3 s here) or `coagent8 sandbox qualify` does it now.
 	Qualified   bool       `json:"qualified"`
 	QualifiedAt *time.Time `json:"qualifiedAt,omitempty"`
+	// Advice is the next step when Available but not Qualified
+	// ([QualifyAdvice]); "" otherwise (issue 18 item 5: doctor showed
+	// qualified:false with no way forward).
+	Advice string `json:"advice,omitempty"`
 }
+
+// QualifyAdvice is [Status.Advice] for an available, unqualified sandbox.
+const QualifyAdvice = "run `coagent8 sandbox qualify` to qualify this binary on this host now " +
+	"(otherwise the first sandboxed run qualifies first)"
 
 // Status reports the sandbox's readiness on this host without running
 // anything (doctor).
@@ -43,6 +51,9 @@ func (s *Sandbox) Status() Status {
 	if q, err := loadRecord(id.file(s.cfg.StateDir)); err == nil && q.matches(id) {
 		t := q.Time
 		st.Qualified, st.QualifiedAt = true, &t
+	}
+	if !st.Qualified {
+		st.Advice = QualifyAdvice
 	}
 	return st
 }
