@@ -282,7 +282,7 @@ func (g *Governor) jobConsent(ctx context.Context, cfg config.File, q JobQuestio
 	}
 	if c == nil {
 		return g.refuse(fault.New(fault.PolicyDenied, ReasonConsentRequired, "a delegate job needs the user's approval and this surface cannot ask; "+
-			"approve it in an MCP host that shows the form, or add "+d.Model+" to delegate.allowWithoutAsking in the coagent8 configuration"), d.Backend, d.Model, "")
+			"approve it in an MCP host that shows the form, or "+unaskedSteps(d, cfg.Delegate.AllowWithoutAsking)), d.Backend, d.Model, "")
 	}
 	if err := c.AskJob(ctx, q); err != nil {
 		return g.refuse(err, d.Backend, d.Model, d.Rule) // the one security event of the refusal
@@ -321,4 +321,19 @@ func (g *Governor) delegateWorkspace(ctx context.Context, path, base string) (st
 		return "", "", fault.New(fault.InvalidInput, ReasonDirty, "the workspace has uncommitted changes to tracked files: commit or stash them first, so the candidate patch carries only the agent's changes")
 	}
 	return ws, head.commit, nil
+}
+
+// unaskedSteps names every step still missing for d's model to run a
+// delegate job without asking: both a governance allow rule and
+// delegate.allowWithoutAsking are needed, and naming only one sent users
+// round in circles.
+func unaskedSteps(d policy.Decision, allowWithoutAsking []string) string {
+	var steps []string
+	if d.Effect != policy.Allow {
+		steps = append(steps, "run `coagent8 governance allow "+d.Model+"`")
+	}
+	if !slices.Contains(allowWithoutAsking, d.Model) {
+		steps = append(steps, "add "+d.Model+" to delegate.allowWithoutAsking in the coagent8 configuration")
+	}
+	return strings.Join(steps, " and ")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/job"
+	"github.com/coagent8/coagent8/internal/policy"
 )
 
 // TestCeiling: a caller's budget takes the defaults and never exceeds the
@@ -76,6 +77,25 @@ func TestValidTask(t *testing.T) {
 		}
 		if reason != tc.reason {
 			t.Errorf("validTask(%.20q) reason %q, want %q", tc.in, reason, tc.reason)
+		}
+	}
+}
+
+// TestUnaskedSteps: the terminal refusal names every missing step.
+func TestUnaskedSteps(t *testing.T) {
+	m := "claude-sonnet-5-5"
+	tests := []struct {
+		effect policy.Effect
+		allow  []string
+		want   string
+	}{
+		{policy.Ask, nil, "run `coagent8 governance allow " + m + "` and add " + m + " to delegate.allowWithoutAsking in the coagent8 configuration"},
+		{policy.Ask, []string{m}, "run `coagent8 governance allow " + m + "`"},
+		{policy.Allow, nil, "add " + m + " to delegate.allowWithoutAsking in the coagent8 configuration"},
+	}
+	for _, tt := range tests {
+		if got := unaskedSteps(policy.Decision{Effect: tt.effect, Model: m}, tt.allow); got != tt.want {
+			t.Errorf("unaskedSteps(%v, %v) = %q, want %q", tt.effect, tt.allow, got, tt.want)
 		}
 	}
 }
