@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/coagent8/coagent8/internal/config"
 )
 
@@ -32,7 +34,7 @@ func TestUsageErrors(t *testing.T) {
 		want string // substring of the first stderr line
 		hint string
 	}{
-		{[]string{"version"}, `unknown command "version" for "coagent8"; did you mean --version?`, "coagent8"},
+		{[]string{"versoin"}, `unknown command "versoin" for "coagent8"; did you mean version?`, "coagent8"},
 		{[]string{"nonsense"}, `unknown command "nonsense" for "coagent8"`, "coagent8"},
 		{[]string{"pricess"}, `did you mean prices?`, "coagent8"},
 		{[]string{"consult"}, "missing QUESTION", "coagent8 consult"},
@@ -100,3 +102,31 @@ func TestCommandPlainErrorStaysInternal(t *testing.T) {
 type errTest string
 
 func (e errTest) Error() string { return string(e) }
+
+// TestVersionCommand (issue 18 item 6): `coagent8 version` prints the
+// line --version prints and exits 0.
+func TestVersionCommand(t *testing.T) {
+	env := config.FromList([]string{"HOME=" + t.TempDir(), "COAGENT8_DIR=" + t.TempDir()})
+	code, flagOut, errs := runCLI(t, env, "", "--version")
+	if code != ExitOK || !strings.HasPrefix(flagOut, "coagent8 version ") {
+		t.Fatalf("--version: exit %d, %q %q", code, flagOut, errs)
+	}
+	code, out, errs := runCLI(t, env, "", "version")
+	if got, want := []any{code, out}, []any{ExitOK, flagOut}; !cmp.Equal(got, want) {
+		t.Errorf("version = %v (stderr %q), want %v", got, errs, want)
+	}
+}
+
+// TestJobsRelativeWorkspace (issue 18 item 6): `jobs --workspace` takes an
+// absolute path, as its help says; a relative one is INVALID_INPUT.
+func TestJobsRelativeWorkspace(t *testing.T) {
+	env := config.FromList([]string{"HOME=" + t.TempDir(), "COAGENT8_DIR=" + t.TempDir()})
+	code, out, errs := runCLI(t, env, "", "jobs", "--workspace", "relative")
+	if code == ExitOK || out != "" || !strings.Contains(errs, "INVALID_INPUT") || !strings.Contains(errs, "workspace.relative") ||
+		!strings.Contains(errs, "--workspace must be an absolute path: 'relative'") {
+		t.Errorf("jobs --workspace relative: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, out, errs := runCLI(t, env, "", "jobs", "--workspace", t.TempDir()); code != ExitOK || strings.TrimSpace(out) != "[]" {
+		t.Errorf("jobs --workspace ABS: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}

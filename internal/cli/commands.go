@@ -20,5 +20,6 @@ func subcommands(a *app) []*cobra.Command {
 		newRejectCmd(a),
 		newQuarantineCmd(a),
 		newDelegateCmd(a),
+		newVersionCmd(a),
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coagent8/coagent8/internal/admission"
+	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/job"
 	"github.com/coagent8/coagent8/internal/quarantine"
 	"github.com/coagent8/coagent8/internal/store"
@@ -96,6 +97,12 @@ func lineOf(j job.Job) jobLine {
 }
 
 func (a *app) listJobs(ctx context.Context, jobs *job.Store, workspace string) error {
+	// Jobs record absolute workspaces: a relative filter matched nothing
+	// and printed [] as if there were no jobs (issue 18 item 6).
+	if workspace != "" && !filepath.IsAbs(workspace) {
+		return fault.New(fault.InvalidInput, "workspace.relative",
+			fmt.Sprintf("--workspace must be an absolute path: '%s'", workspace)).With("flag", "workspace")
+	}
 	list, err := jobs.List(ctx, workspace)
 	if err != nil {
 		return err

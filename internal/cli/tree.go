@@ -45,8 +45,8 @@ func commandError(err error) error {
 }
 
 // noArgs is cobra.NoArgs with a hint: an argument that names a flag of
-// the command (`coagent8 version`) suggests the flag, else close
-// subcommand names are suggested.
+// the command suggests the flag, else close subcommand names are
+// suggested (`coagent8 versoin`: did you mean version?).
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil

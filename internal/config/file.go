@@ -23,8 +23,8 @@ const MaxFileBytes = 64 << 10
 type File struct {
 	// SchemaVersion is 1.
 	SchemaVersion int
-	// DefaultBackend is "", "codex", "claude", "agy", "gemini" or
-	// "smart_quota" ("" = JSON null or absent).
+	// DefaultBackend is "", "codex", "claude", "agy" or "gemini" ("" =
+	// JSON null or absent).
 	DefaultBackend string
 	// RoutingStrategy is "fixed" (default) or "smart_quota".
 	RoutingStrategy string
@@ -184,7 +184,10 @@ func strictUnmarshal(b []byte, v any) error {
 }
 
 func (f *File) parseBasics(top map[string]json.RawMessage) error {
-	backendErr := enumKey(top, "defaultBackend", &f.DefaultBackend, true, "codex", "claude", "agy", "gemini", "smart_quota")
+	// smart_quota is a routing.strategy, not a backend a turn can run on:
+	// the check listed it here and the turn then refused it as unknown
+	// (issue 18 item 6).
+	backendErr := enumKey(top, "defaultBackend", &f.DefaultBackend, true, "codex", "claude", "agy", "gemini")
 	if backendErr != nil {
 		var v any
 		_ = json.Unmarshal(top["defaultBackend"], &v) // shown quoted and clipped, whatever it is

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -178,5 +179,20 @@ func TestLoadFileEgress(t *testing.T) {
 				t.Errorf("section (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestDefaultBackendListAgreesWithRefusal (issue 18 item 6): the check's
+// list of defaultBackend values and the refusal agree; smart_quota (a
+// routing strategy) is in neither.
+func TestDefaultBackendListAgreesWithRefusal(t *testing.T) {
+	f, err := LoadFile(writeConfig(t, `{"schemaVersion":1,"defaultBackend":"smart_quota"}`))
+	var ke *KeyError
+	if !errors.As(err, &ke) || !strings.Contains(err.Error(), "must be one of [codex claude agy gemini]") {
+		t.Fatalf("err = %v, want the defaultBackend KeyError listing codex claude agy gemini", err)
+	}
+	fe := fault.From(f.DefaultBackendErr())
+	if got := []string{string(fe.Code), fe.Reason, f.DefaultBackend}; !cmp.Equal(got, []string{"INVALID_INPUT", "config.default_backend_invalid", ""}) {
+		t.Errorf("DefaultBackendErr = %v, DefaultBackend %q", fe, f.DefaultBackend)
 	}
 }
