@@ -94,7 +94,7 @@ type builder struct {
 	root     *os.Root
 	newHash  func() hash.Hash
 	baseTree string
-	index    bytes.Buffer // update-index --index-info lines
+	index    bytes.Buffer // update-index -z --index-info records (NUL-terminated: a name may hold a newline)
 	findings []Finding
 }
 
@@ -132,7 +132,7 @@ func (b *builder) stage(ctx context.Context) error {
 			return err
 		}
 	}
-	if _, err := b.s.Git(ctx, "", b.index.Bytes(), "update-index", "--index-info"); err != nil {
+	if _, err := b.s.Git(ctx, "", b.index.Bytes(), "update-index", "-z", "--index-info"); err != nil {
 		return fault.Wrap(fault.ProcessError, ReasonBuild, "The candidate patch could not be built.", err)
 	}
 	return nil
@@ -154,7 +154,7 @@ func (b *builder) stageOne(c candidate.Change) error {
 		// A directory holds no blob; a file it replaced is removed, and its
 		// children are changes of their own.
 		if c.Kind == candidate.Deleted || !c.OldMode.IsDir() && c.OldMode != 0 {
-			fmt.Fprintf(&b.index, "0 %s\t%s\n", zero, c.Path)
+			fmt.Fprintf(&b.index, "0 %s\t%s\x00", zero, c.Path)
 		}
 		return nil
 	}
@@ -169,7 +169,7 @@ func (b *builder) stageOne(c candidate.Change) error {
 	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
 		b.findings = append(b.findings, scanContent(c.Path, data)...)
 	}
-	fmt.Fprintf(&b.index, "%s %s\t%s\n", mode, id, c.Path)
+	fmt.Fprintf(&b.index, "%s %s\t%s\x00", mode, id, c.Path)
 	return nil
 }
 

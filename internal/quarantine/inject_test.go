@@ -1,0 +1,42 @@
+package quarantine
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/coagent8/coagent8/internal/candidate"
+)
+
+// TestBuildNewlineNameCannotInjectIndexEntry: a delegated agent names a
+// file "x\n120000 <id>\tlink" so that a newline-terminated
+// `update-index --index-info` record would read as a second entry: a
+// symbolic link "link" to /etc that no change describes, so it escapes
+// the symlink.escapes scan. The name must stay one literal path.
+func TestBuildNewlineNameCannotInjectIndexEntry(t *testing.T) {
+	repo, base := newRepo(t, map[string]string{"main.go": "package main\n"})
+	up := t.TempDir()
+	// The blob "/etc" is in the scratch objects as the content of t.txt.
+	writeFile(t, up, "t.txt", "/etc")
+	h := sha1.New()
+	fmt.Fprintf(h, "blob 4\x00/etc")
+	evil := "x\n120000 " + hex.EncodeToString(h.Sum(nil)) + "\tlink"
+	writeFile(t, up, evil, "y\n")
+	changes := []candidate.Change{
+		change(candidate.Added, "t.txt", 0o644),
+		change(candidate.Added, evil, 0o644),
+	}
+	c, err := Build(context.Background(), Input{Repo: repo, Base: base, Upper: up, Changes: changes})
+	if err != nil {
+		return // refusing the name is also safe
+	}
+	// The scratch objects are gone with Build; the patch shows the tree.
+	for _, line := range strings.Split(string(c.Patch), "\n") {
+		if line == "diff --git a/link b/link" {
+			t.Fatalf("the name injected an index entry for %q:\n%s", "link", c.Patch)
+		}
+	}
+}
