@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,5 +39,31 @@ func TestBuildNewlineNameCannotInjectIndexEntry(t *testing.T) {
 		if line == "diff --git a/link b/link" {
 			t.Fatalf("the name injected an index entry for %q:\n%s", "link", c.Patch)
 		}
+	}
+}
+
+// TestBuildQuotedGitattributesDriverFound: git C-quotes a name with a
+// non-ASCII byte or a tab in the "+++ " line, so a .gitattributes below
+// such a directory must still be recognised and its filter driver found.
+func TestBuildQuotedGitattributesDriverFound(t *testing.T) {
+	repo, base := newRepo(t, map[string]string{"main.go": "package main\n"})
+	for _, dir := range []string{"d\u00edr", "tab\tdir"} {
+		t.Run(dir, func(t *testing.T) {
+			up := t.TempDir()
+			p := dir + "/.gitattributes"
+			writeFile(t, up, p, "* filter=evil\n")
+			c, err := Build(context.Background(), Input{Repo: repo, Base: base, Upper: up,
+				Changes: []candidate.Change{change(candidate.Added, p, 0o644)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range c.Findings {
+				got = append(got, f.Rule+" "+f.Path)
+			}
+			if want := RuleAttributes + " " + p; !slices.Contains(got, want) {
+				t.Errorf("findings = %q, want %q\n%s", got, want, c.Patch)
+			}
+		})
 	}
 }

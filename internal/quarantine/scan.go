@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/coagent8/coagent8/internal/candidate"
@@ -107,7 +108,7 @@ func ScanPatch(patch []byte) []Finding {
 	file := ""
 	for i, line := range bytes.Split(patch, []byte("\n")) {
 		if name, ok := bytes.CutPrefix(line, []byte("+++ ")); ok {
-			file = strings.TrimPrefix(string(name), "b/")
+			file = patchName(string(name))
 			continue
 		}
 		added, ok := bytes.CutPrefix(line, []byte("+"))
@@ -117,6 +118,18 @@ func ScanPatch(patch []byte) []Finding {
 		out = append(out, scanAdded(red, file, string(added), i+1)...)
 	}
 	return out
+}
+
+// patchName returns the path of a "+++ " line: git C-quotes a name with a
+// tab, newline, quote or (by default) non-ASCII byte, and a quoted
+// ".gitattributes" must not escape the driver scan.
+func patchName(name string) string {
+	if strings.HasPrefix(name, `"`) {
+		if u, err := strconv.Unquote(name); err == nil {
+			name = u
+		}
+	}
+	return strings.TrimPrefix(name, "b/")
 }
 
 func scanAdded(red *redact.Redactor, file, line string, n int) []Finding {
