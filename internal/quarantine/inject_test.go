@@ -67,3 +67,28 @@ func TestBuildQuotedGitattributesDriverFound(t *testing.T) {
 		})
 	}
 }
+
+// TestScanPatchContentLikeHeader: an added line whose content begins
+// "++ " shows as "+++ …" in the patch; it must not be read as a file
+// header (which moved the scan to another file and hid the driver line
+// after it), nor skip the credential scan of that line.
+func TestScanPatchContentLikeHeader(t *testing.T) {
+	repo, base := newRepo(t, map[string]string{"main.go": "package main\n"})
+	up := t.TempDir()
+	writeFile(t, up, ".gitattributes", "++ b/notes.txt\n* filter=evil\n")
+	writeFile(t, up, "notes.txt", "++ b/"+ghToken()+"\n")
+	c, err := Build(context.Background(), Input{Repo: repo, Base: base, Upper: up, Changes: []candidate.Change{
+		change(candidate.Added, ".gitattributes", 0o644), change(candidate.Added, "notes.txt", 0o644)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range c.Findings {
+		got = append(got, f.Rule+" "+f.Path)
+	}
+	for _, want := range []string{RuleAttributes + " .gitattributes", RuleCredential + " notes.txt"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("findings = %q, want %q\n%s", got, want, c.Patch)
+		}
+	}
+}

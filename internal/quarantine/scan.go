@@ -106,9 +106,22 @@ func ScanPatch(patch []byte) []Finding {
 	var out []Finding
 	red := redact.NewAnswer()
 	file := ""
+	// A "+++ " line is a file header only between "diff --git" and the
+	// first hunk: inside a hunk it is an added line whose content begins
+	// "++ ", which must neither switch the file nor skip the scan.
+	header := false
 	for i, line := range bytes.Split(patch, []byte("\n")) {
-		if name, ok := bytes.CutPrefix(line, []byte("+++ ")); ok {
-			file = patchName(string(name))
+		switch {
+		case bytes.HasPrefix(line, []byte("diff --git ")):
+			header = true
+			continue
+		case bytes.HasPrefix(line, []byte("@@")) && header:
+			header = false
+			continue
+		case header:
+			if name, ok := bytes.CutPrefix(line, []byte("+++ ")); ok {
+				file = patchName(string(name))
+			}
 			continue
 		}
 		added, ok := bytes.CutPrefix(line, []byte("+"))
