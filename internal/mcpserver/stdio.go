@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -113,11 +114,19 @@ func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
 // response, so a client that writes its requests and closes stdin at
 // once (`printf … | coagent8`) got none or some of its answers, and an
 // initialized notification could be handled after a cancelled
-// initialize (issue 18 item 1). It stops early when the server is
+// initialize (issue 19 item 1). It stops early when the server is
 // waiting on a request of its own (an approval form, a ping): the client
 // that closed stdin can never answer it. A signal still ends the wait:
 // [Server.Serve] closes the connection.
+//
+// The wait is bounded by drainGrace: a host that died (kill -9) also
+// closes stdin, and sends no SIGTERM after it, so a model turn still
+// running must not outlive it by its whole deadline, spending the
+// user's budget for nobody. Requests that answer at once (the piped
+// case) are answered; a long turn is cancelled when the grace ends.
 func (c *stdioConn) drain() {
+	grace := time.NewTimer(drainGrace)
+	defer grace.Stop()
 	for {
 		c.mu.Lock()
 		done := len(c.inflight) == 0 || c.outgoing > 0
@@ -129,9 +138,14 @@ func (c *stdioConn) drain() {
 		case <-c.settled:
 		case <-c.closed:
 			return
+		case <-grace.C:
+			return
 		}
 	}
 }
+
+// drainGrace bounds [stdioConn.drain] (a variable for its test).
+var drainGrace = 3 * time.Second
 
 // wake signals drain without blocking.
 func (c *stdioConn) wake() {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -237,5 +238,34 @@ func TestInitializeBadParamsIsInvalidParams(t *testing.T) {
 	want := []int64{jsonrpc.CodeInvalidParams, jsonrpc.CodeInvalidParams, jsonrpc.CodeInvalidRequest}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("codes (-want +got):\n%s", d)
+	}
+}
+
+// TestDrainIsBounded: at EOF a request that is never answered (a turn
+// still running when the host died) holds the end of input back only
+// for drainGrace, then the SDK sees EOF (and cancels the turn).
+func TestDrainIsBounded(t *testing.T) {
+	defer func(d time.Duration) { drainGrace = d }(drainGrace)
+	drainGrace = 100 * time.Millisecond
+	pr, pw := io.Pipe()
+	conn, err := (&StdioTransport{In: pr, Out: io.Discard}).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	go func() {
+		io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`+"\n")
+		pw.Close()
+	}()
+	ctx := context.Background()
+	if _, err := conn.Read(ctx); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := conn.Read(ctx); !errors.Is(err, io.EOF) {
+		t.Fatalf("after the input ended: %v, want EOF", err)
+	}
+	if got := time.Since(start); got < drainGrace || got > 5*time.Second {
+		t.Errorf("EOF after %v, want after the %v grace and promptly", got, drainGrace)
 	}
 }
