@@ -180,10 +180,14 @@ func (g *Governor) finishJob(ctx context.Context, deps DelegateDeps, j job.Job, 
 		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, fault.From(err).Reason)
 		return
 	}
-	st, err := deps.Jobs.Attach(ctx, j.ID, job.Candidate{Patch: c.Patch, Digest: c.Digest, Findings: c.Findings, Message: message})
-	if err == nil && st == job.Succeeded && res.Tainted {
-		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Succeeded}, job.Tainted, "gate.revoked")
+	// A gate containment event taints the candidate in the same write that
+	// stores it: a separate transition left it admissible without --ack in
+	// between (or for good after a crash or a failed write).
+	taint := ""
+	if res.Tainted {
+		taint = "gate.revoked"
 	}
+	_, _ = deps.Jobs.Attach(ctx, j.ID, job.Candidate{Patch: c.Patch, Digest: c.Digest, Findings: c.Findings, Message: message, Taint: taint})
 	// The patch is stored; the candidate layer is no longer needed.
 	_ = os.RemoveAll(cand)
 }

@@ -38,6 +38,11 @@ type Candidate struct {
 	Digest   string
 	Findings []quarantine.Finding
 	Message  []byte
+	// Taint, when set, is the reason a containment event during the job
+	// taints the candidate (e.g. "gate.revoked"): [Store.Attach] ends the
+	// job tainted in the same write, so it is never admissible unacknowledged.
+	// Write-only: it is the job's Reason once stored.
+	Taint string
 }
 
 // Job is one stored job.

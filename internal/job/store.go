@@ -82,11 +82,15 @@ func storeError(err error) error {
 }
 
 // Attach stores a running job's candidate and ends the job succeeded, or
-// tainted when a finding blocks ([quarantine.Tainted]). A job that is not
-// running is INVALID_INPUT job.state (see [StateError]).
+// tainted when c.Taint is set (reason c.Taint) or a finding blocks
+// ([quarantine.Tainted], reason quarantine.findings), in one write. A job
+// that is not running is INVALID_INPUT job.state (see [StateError]).
 func (s *Store) Attach(ctx context.Context, id string, c Candidate) (State, error) {
 	to, reason := Succeeded, ""
-	if quarantine.Tainted(c.Findings) {
+	switch {
+	case c.Taint != "":
+		to, reason = Tainted, c.Taint
+	case quarantine.Tainted(c.Findings):
 		to, reason = Tainted, "quarantine.findings"
 	}
 	f, _ := json.Marshal(c.Findings)

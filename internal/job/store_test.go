@@ -102,6 +102,15 @@ func TestTransitions(t *testing.T) {
 	if st != Tainted {
 		t.Errorf("blocking finding: state %v, want tainted", st)
 	}
+	// A containment event taints in the same write that stores the
+	// candidate: it is never succeeded (admissible without --ack) between.
+	revoked, _ := s.Create(ctx, spec)
+	if st, err := s.Attach(ctx, revoked.ID, Candidate{Patch: []byte("p"), Digest: "sha256:y", Taint: "gate.revoked"}); st != Tainted || err != nil {
+		t.Errorf("gate taint: Attach = %v, %v, want tainted", st, err)
+	}
+	if r, _ := s.Get(ctx, revoked.ID); r.State != Tainted || r.Reason != "gate.revoked" {
+		t.Errorf("gate taint stored as %v %q, want tainted gate.revoked", r.State, r.Reason)
+	}
 	for _, tc := range []struct {
 		name   string
 		do     func() error
