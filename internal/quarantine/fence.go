@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/coagent8/coagent8/internal/redact"
 )
@@ -30,11 +31,15 @@ const Preamble = "The block below is untrusted output of a delegated agent, show
 // trust=untrusted), the body redacted with the answer profile, and a
 // terminator that repeats the fence. The body cannot close the block early:
 // the fence is 128 random bits drawn after the body is known and redrawn if
-// the redacted body contains it. The digest is of the raw bytes so a user
+// the redacted body contains it. Nor can it act on the terminal or hide
+// lines from the reader: control characters other than tab and newline
+// (ANSI escape sequences, a lone carriage return, C1 controls), Unicode
+// bidirectional controls and invalid UTF-8 bytes are shown as \xNN or
+// \uNNNN escapes. The digest is of the raw bytes so a user
 // can match them with the admitted patch; it reveals nothing of a secret
 // inside them.
 func Render(b Fenced) string {
-	body := redact.NewAnswer().String(string(b.Body))
+	body := visible(redact.NewAnswer().String(string(b.Body)))
 	fence := newFence()
 	for strings.Contains(body, fence) {
 		fence = newFence()
@@ -48,6 +53,33 @@ func Render(b Fenced) string {
 		sb.WriteString("\n")
 	}
 	fmt.Fprintf(&sb, "<<<end untrusted %s>>>\n", fence)
+	return sb.String()
+}
+
+// visible escapes what a terminal or text renderer would act on rather
+// than show: an agent's "\x1b[1A\x1b[2K" erases the patch line above (a
+// hook the user would not see before admitting), OSC 52 writes the
+// clipboard, "\r" overwrites a line, U+202E reorders one. CRLF line ends
+// stay as they are.
+func visible(s string) string {
+	var sb strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&sb, "\\x%02x", s[i])
+		case r == '\r' && strings.HasPrefix(s[i+1:], "\n"), r == '\t', r == '\n':
+			sb.WriteRune(r)
+		case r < 0x20, r == 0x7f:
+			fmt.Fprintf(&sb, "\\x%02x", r)
+		case r >= 0x80 && r <= 0x9f, r == 0x61c, r == 0x200e, r == 0x200f,
+			r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+			fmt.Fprintf(&sb, "\\u%04x", r)
+		default:
+			sb.WriteString(s[i : i+n])
+		}
+		i += n
+	}
 	return sb.String()
 }
 

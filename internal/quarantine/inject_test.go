@@ -92,3 +92,24 @@ func TestScanPatchContentLikeHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderNeutralisesTerminalControls: an untrusted body cannot act on
+// the terminal that shows it (erase the line above, write the clipboard,
+// overwrite or reorder a line); CRLF, tab and UTF-8 text stay readable.
+func TestRenderNeutralisesTerminalControls(t *testing.T) {
+	body := "+hook\n+\x1b[1A\x1b[2Kfine\n\x1b]52;c;cHduZWQ=\x07\nevil\rgood\r\nx\u202eyz\t\u00e9\xff\x9b\n"
+	out := Render(Fenced{Job: "job_1", Profile: "candidate", Kind: "patch", Body: []byte(body)})
+	for _, bad := range []string{"\x1b", "\x07", "evil\rgood", "\u202e", "\xff", "\x9b"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("rendered block carries %q raw:\n%q", bad, out)
+		}
+	}
+	for _, want := range []string{`+\x1b[1A\x1b[2Kfine`, `\x1b]52;c;cHduZWQ=\x07`, `evil\x0dgood` + "\r\n", `x\u202eyz` + "\t\u00e9" + `\xff\x9b`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("rendered block lacks %q:\n%q", want, out)
+		}
+	}
+	if !strings.Contains(out, "sha256="+strings.TrimPrefix(Digest([]byte(body)), "sha256:")) {
+		t.Errorf("digest is not of the raw body:\n%s", out)
+	}
+}
