@@ -31,6 +31,7 @@ func (a *Admitter) apply(ctx context.Context, j job.Job, r Request) (Result, err
 	if err != nil {
 		return Result{}, err
 	}
+	p.req = r
 	a.step(stepPlanned)
 	jr := &journal{Job: j.ID, Digest: j.Candidate.Digest, Actor: r.Actor, Top: repo.Top,
 		Staging: filepath.Join(repo.GitDir, "coagent8-admit-"+j.ID), ThreeWay: p.threeWay, Ack: r.Ack}
@@ -103,6 +104,15 @@ func (a *Admitter) stage(ctx context.Context, p *plan, jr *journal) (err error) 
 	a.step(stepStaged)
 	if err := recheck(p); err != nil {
 		return err
+	}
+	// The job too may have changed since admissible(): quarantined
+	// (tainted), rejected or expired while this admission planned. Checked
+	// again under the pending lock, just before the commit point, so such a
+	// job is refused as it would be now.
+	if j, err := a.admissible(ctx, p.req); err != nil {
+		return err
+	} else if j.Candidate.Digest != jr.Digest {
+		return fault.New(fault.SandboxUnavailable, ReasonDigest, "The stored candidate changed during the admission.")
 	}
 	if err := a.commit(jr); err != nil {
 		return applyError(err)

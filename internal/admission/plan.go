@@ -32,6 +32,7 @@ type plan struct {
 	// preimage (see fast.go); nil takes the general path.
 	fast []section
 	lock *os.File // the pending lock, held from staging to the end
+	req  Request  // rechecked against the job before the commit point
 }
 
 // makePlan applies the patch to a scratch index holding the checkout's

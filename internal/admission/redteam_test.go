@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/job"
 	"github.com/coagent8/coagent8/internal/quarantine"
 )
 
@@ -128,3 +129,48 @@ func TestAdmitConcurrentOnce(t *testing.T) {
 var t0 = context.Background()
 
 func digestOf(b []byte) string { return quarantine.Digest(b) }
+
+type noRevoker struct{}
+
+func (noRevoker) RevokeJob(context.Context, string) ([]string, error) { return nil, nil }
+
+// TestAdmitRefusesJobQuarantinedMidway: the user quarantines (or rejects)
+// the job while its admission is staging; the admission must not then
+// write the now-tainted (or rejected) candidate without the acknowledgement.
+func TestAdmitRefusesJobQuarantinedMidway(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		do     func(f *fixture, id string) error
+		reason string
+	}{
+		{"quarantined", func(f *fixture, id string) error {
+			_, err := f.jobs.Quarantine(t0, id, job.Containment{Revoker: noRevoker{}, Trigger: "operator", Actor: "u"})
+			return err
+		}, ReasonUnacknowledged},
+		{"rejected", func(f *fixture, id string) error { return f.jobs.Reject(t0, id, "u") }, "admission.rejected"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, baseFiles)
+			id := f.job(edit{path: "a.go", content: "package a\n"})
+			adm, err := New(t0, Options{Jobs: f.jobs, Env: f.adm.o.Env, StateDir: f.state, testOnlyStep: func(step int) {
+				if step == stepPlanned {
+					if err := tc.do(f, id); err != nil {
+						t.Error(err)
+					}
+				}
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := snapshot(t, f.ws)
+			_, err = adm.Admit(t0, Request{Job: id, Workspace: f.ws, Actor: "test"})
+			if fe := fault.From(err); fe == nil || fe.Reason != tc.reason {
+				t.Errorf("admission of a job %s midway: %v, want %s", tc.name, err, tc.reason)
+			}
+			if d := cmp.Diff(before, snapshot(t, f.ws)); d != "" {
+				t.Errorf("the checkout was written:\n%s", d)
+			}
+			assertClean(t, f)
+		})
+	}
+}
