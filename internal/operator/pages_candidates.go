@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/quarantine"
 )
 
 type candidatesData struct {
@@ -57,7 +58,9 @@ func diffLines(diff string) []diffLine {
 		case strings.HasPrefix(l, "-"):
 			c = "del"
 		}
-		out = append(out, diffLine{c, l})
+		// Escaped: a bidi control (U+202E) would reorder the line the
+		// operator reads before admitting; a control byte is not text.
+		out = append(out, diffLine{c, quarantine.Visible(l)})
 	}
 	return out
 }

@@ -39,7 +39,7 @@ const Preamble = "The block below is untrusted output of a delegated agent, show
 // can match them with the admitted patch; it reveals nothing of a secret
 // inside them.
 func Render(b Fenced) string {
-	body := visible(redact.NewAnswer().String(string(b.Body)))
+	body := Visible(redact.NewAnswer().String(string(b.Body)))
 	fence := newFence()
 	for strings.Contains(body, fence) {
 		fence = newFence()
@@ -56,12 +56,17 @@ func Render(b Fenced) string {
 	return sb.String()
 }
 
-// visible escapes what a terminal or text renderer would act on rather
-// than show: an agent's "\x1b[1A\x1b[2K" erases the patch line above (a
+// Visible returns s with what a terminal or text renderer would act on
+// rather than show written as escapes (\xNN, \uNNNN): C0 controls but tab
+// and newline (a CR only before a newline), DEL, C1 controls, Unicode
+// bidirectional controls and invalid UTF-8 bytes. For untrusted text shown
+// outside a [Render] block (the operator's diff page).
+//
+// Why: an agent's "\x1b[1A\x1b[2K" erases the patch line above (a
 // hook the user would not see before admitting), OSC 52 writes the
 // clipboard, "\r" overwrites a line, U+202E reorders one. CRLF line ends
 // stay as they are.
-func visible(s string) string {
+func Visible(s string) string {
 	var sb strings.Builder
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
