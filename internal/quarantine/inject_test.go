@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"testing"
@@ -111,5 +112,24 @@ func TestRenderNeutralisesTerminalControls(t *testing.T) {
 	}
 	if !strings.Contains(out, "sha256="+strings.TrimPrefix(Digest([]byte(body)), "sha256:")) {
 		t.Errorf("digest is not of the raw body:\n%s", out)
+	}
+}
+
+// TestScanChangeLinkIntoGitDir: a symbolic link into the git directory
+// ("hooks" -> ".git/hooks") blocks like one leaving the workspace.
+func TestScanChangeLinkIntoGitDir(t *testing.T) {
+	for _, tc := range []struct{ path, target, want string }{
+		{"hooks", ".git/hooks", RuleSymlinkEscape},
+		{"sub/cfg", "../.GIT/config", RuleSymlinkEscape},
+		{"sub/ok", "../docs/x", ""},
+		{"ig", ".gitignore", ""},
+	} {
+		got := ""
+		for _, f := range ScanChange(candidate.Change{Path: tc.path, Kind: candidate.Added, Mode: fs.ModeSymlink | 0o777, Target: tc.target}) {
+			got = f.Rule
+		}
+		if got != tc.want {
+			t.Errorf("%s -> %s: rule %q, want %q", tc.path, tc.target, got, tc.want)
+		}
 	}
 }

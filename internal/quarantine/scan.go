@@ -31,6 +31,10 @@ func ScanChange(c candidate.Change) []Finding {
 		add(RuleSpecial, Block, "a device, FIFO or socket file; it is not part of the patch")
 	case c.Mode&fs.ModeSymlink != 0 && symlinkEscapes(c.Path, c.Target):
 		add(RuleSymlinkEscape, Block, "a symbolic link whose target leaves the workspace")
+	case c.Mode&fs.ModeSymlink != 0 && scanPath(path.Join(path.Dir(c.Path), c.Target)) == RuleGitDir:
+		// "hooks" -> ".git/hooks": whatever later writes through the link
+		// (a tool, a build, the user's editor) writes the git directory.
+		add(RuleSymlinkEscape, Block, "a symbolic link whose target enters .git")
 	}
 	if c.Mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
 		add(RuleSetuid, Block, "a setuid, setgid or sticky bit; the patch carries only the executable bit")
