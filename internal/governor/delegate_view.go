@@ -8,6 +8,7 @@ import (
 	"github.com/coagent8/coagent8/internal/gate"
 	"github.com/coagent8/coagent8/internal/job"
 	"github.com/coagent8/coagent8/internal/quarantine"
+	"github.com/coagent8/coagent8/internal/redact"
 )
 
 // JobView is a delegate job as the surfaces return it (the delegate
@@ -98,8 +99,12 @@ func view(j job.Job, r *Receipt) JobView {
 	}
 	if c := j.Candidate; c != nil {
 		v.Digest = c.Digest
+		// A finding's path is the agent's choice and sits outside the
+		// fence: redacted with the answer profile like the fenced patch
+		// (a file named after a workspace secret must not carry it out).
+		red := redact.NewAnswer()
 		for _, f := range c.Findings {
-			v.Findings = append(v.Findings, JobFinding{Rule: f.Rule, Severity: f.Severity.String(), Path: f.Path, Line: f.Line, Message: f.Message})
+			v.Findings = append(v.Findings, JobFinding{Rule: f.Rule, Severity: f.Severity.String(), Path: quarantine.Visible(red.String(f.Path)), Line: f.Line, Message: f.Message})
 		}
 		if len(c.Patch) > 0 {
 			v.Patch = quarantine.Render(quarantine.Fenced{Job: j.ID, Profile: "candidate", Kind: "patch", Body: c.Patch})
