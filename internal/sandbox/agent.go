@@ -114,19 +114,7 @@ func (s *Sandbox) RunAgent(ctx context.Context, spec AgentSpec) (Receipt, error)
 	if err != nil {
 		return Receipt{}, s.refuse(err)
 	}
-	q, err := s.requireQualified(ctx)
-	if err != nil {
-		return Receipt{}, s.refuse(err)
-	}
-	j.id = newJobID()
-	if err := s.record(admissionEvent(j, q)); err != nil {
-		return Receipt{}, err
-	}
-	rec, err := s.runJob(ctx, j, q.BinaryDigest)
-	if err != nil {
-		return rec, s.refuse(err)
-	}
-	return rec, s.record(receiptEvent(rec))
+	return s.runAdmitted(ctx, j)
 }
 
 // admitAgent validates spec into a job with a gate channel.

@@ -101,6 +101,12 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Receipt, error) {
 	if err != nil {
 		return Receipt{}, s.refuse(err)
 	}
+	return s.runAdmitted(ctx, j)
+}
+
+// runAdmitted runs an admitted job of any profile: qualification, the
+// admission record, the run and its receipt record (errors as for Run).
+func (s *Sandbox) runAdmitted(ctx context.Context, j job) (Receipt, error) {
 	q, err := s.requireQualified(ctx)
 	if err != nil {
 		return Receipt{}, s.refuse(err)
