@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,36 +98,18 @@ func readForEdit(path string) ([]byte, fs.FileMode, error) {
 // withAllowed returns doc with id appended to governance.models.allow,
 // creating the objects on the way, and whether anything changed.
 func withAllowed(doc []byte, id string) ([]byte, bool, error) {
-	top, err := decodeObject(doc)
-	if err != nil {
-		return nil, false, fmt.Errorf("config: %w", err)
-	}
-	gov, err := top.object("governance")
-	if err != nil {
-		return nil, false, err
-	}
-	models, err := gov.object("models")
-	if err != nil {
-		return nil, false, fmt.Errorf("governance.%w", err)
-	}
-	var allow []string
-	if raw, ok := models.get("allow"); ok && (strictUnmarshal(raw, &allow) != nil || allow == nil) {
-		return nil, false, keyErr("governance.models.allow", "must be a list of model id strings")
-	}
-	for _, a := range allow {
-		if strings.EqualFold(a, id) {
-			return nil, false, nil
+	return editModels(doc, func(models object) (object, bool, error) {
+		var allow []string
+		if raw, ok := models.get("allow"); ok && (strictUnmarshal(raw, &allow) != nil || allow == nil) {
+			return nil, false, keyErr("governance.models.allow", "must be a list of model id strings")
 		}
-	}
-	models = models.set("allow", mustJSON(append(allow, id)))
-	gov = gov.set("models", models.encode())
-	top = top.set("governance", gov.encode())
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, top.encode(), "", "  "); err != nil {
-		return nil, false, fmt.Errorf("config: %w", err)
-	}
-	buf.WriteByte('\n')
-	return buf.Bytes(), true, nil
+		for _, a := range allow {
+			if strings.EqualFold(a, id) {
+				return nil, false, nil
+			}
+		}
+		return models.set("allow", mustJSON(append(allow, id))), true, nil
+	})
 }
 
 func mustJSON(v []string) json.RawMessage {

@@ -72,6 +72,33 @@ func clipID(s string) string {
 
 // withRule returns doc with id on list and off the other lists.
 func withRule(doc []byte, list, id string) ([]byte, bool, error) {
+	return editModels(doc, func(models object) (object, bool, error) {
+		changed := false
+		for _, name := range RuleLists {
+			ids, present, err := modelList(models, name)
+			if err != nil {
+				return nil, false, err
+			}
+			next := slices.DeleteFunc(slices.Clone(ids), func(s string) bool { return strings.EqualFold(s, id) })
+			if name == list {
+				next = append(next, id)
+				if len(ids) == len(next) && slices.ContainsFunc(ids, func(s string) bool { return strings.EqualFold(s, id) }) {
+					next = ids // already there: keep its spelling and place
+				}
+			}
+			if slices.Equal(next, ids) && (present || name != list) {
+				continue
+			}
+			models, changed = models.set(name, mustJSON(orEmptyList(next))), true
+		}
+		return models, changed, nil
+	})
+}
+
+// editModels applies edit to doc's governance.models object (creating
+// the objects on the way, every other member kept in place) and returns
+// the re-indented document and whether edit changed anything.
+func editModels(doc []byte, edit func(object) (object, bool, error)) ([]byte, bool, error) {
 	top, err := decodeObject(doc)
 	if err != nil {
 		return nil, false, fmt.Errorf("config: %w", err)
@@ -84,26 +111,9 @@ func withRule(doc []byte, list, id string) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("governance.%w", err)
 	}
-	changed := false
-	for _, name := range RuleLists {
-		ids, present, err := modelList(models, name)
-		if err != nil {
-			return nil, false, err
-		}
-		next := slices.DeleteFunc(slices.Clone(ids), func(s string) bool { return strings.EqualFold(s, id) })
-		if name == list {
-			next = append(next, id)
-			if len(ids) == len(next) && slices.ContainsFunc(ids, func(s string) bool { return strings.EqualFold(s, id) }) {
-				next = ids // already there: keep its spelling and place
-			}
-		}
-		if slices.Equal(next, ids) && (present || name != list) {
-			continue
-		}
-		models, changed = models.set(name, mustJSON(orEmptyList(next))), true
-	}
-	if !changed {
-		return nil, false, nil
+	models, changed, err := edit(models)
+	if err != nil || !changed {
+		return nil, false, err
 	}
 	gov = gov.set("models", models.encode())
 	top = top.set("governance", gov.encode())
