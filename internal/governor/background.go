@@ -34,10 +34,24 @@ func (g *Governor) background(ctx context.Context, treq turn.Request, finished f
 	}()
 	select {
 	case b := <-st:
-		provider := treq.Backend
-		return turn.Outcome{SchemaVersion: 1, Provider: &provider, Status: turn.Running, SessionHandle: &b.handle,
-			Turn: b.turn, Verdict: turn.VerdictNotApplicable, ModelRequested: treq.Model}
+		return runningOutcome(treq, b)
 	case o := <-out:
-		return o
+		// A turn that started and already ended has both channels ready and
+		// select picks at random; the answer must not depend on the race:
+		// once a handle exists, wait:false always answers running with it.
+		select {
+		case b := <-st:
+			return runningOutcome(treq, b)
+		default:
+			return o
+		}
 	}
+}
+
+// runningOutcome is the wait:false answer for a started turn: its handle and turn
+// number, status running.
+func runningOutcome(treq turn.Request, b started) turn.Outcome {
+	provider := treq.Backend
+	return turn.Outcome{SchemaVersion: 1, Provider: &provider, Status: turn.Running, SessionHandle: &b.handle,
+		Turn: b.turn, Verdict: turn.VerdictNotApplicable, ModelRequested: treq.Model}
 }
