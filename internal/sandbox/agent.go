@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -68,6 +69,15 @@ type AgentSpec struct {
 	// candidate's lower layer, so nobody reads what the owner may.
 	// Exclusive with Candidate and Spec.Input.
 	Read string
+	// Stdin, when set, is copied into a pipe that is the command's
+	// standard input (otherwise /dev/null): a CLI that speaks a protocol
+	// on stdio (Codex's app-server) is driven through it. At most
+	// [MaxAgentStdin] bytes are copied; the pipe is closed at Stdin's EOF,
+	// at that bound, and when the run ends (cancellation, deadline, exit),
+	// so the command never blocks on a caller that went away. A Read
+	// blocked in Stdin is the caller's to end (close its pipe) after
+	// RunAgent returns.
+	Stdin io.Reader
 	// Candidate, when set, makes /job/workspace a copy-on-write view of
 	// the user's workspace (the candidate profile, issue 15 scope 1);
 	// Spec.Input must then be empty.
@@ -98,10 +108,15 @@ type Candidate struct {
 	Dir string
 }
 
+// MaxAgentStdin bounds the bytes copied from [AgentSpec.Stdin] (64 MiB:
+// a protocol session's requests, never a data stream).
+const MaxAgentStdin = 64 << 20
+
 // gateChannel is an admitted AgentSpec's network channel.
 type gateChannel struct {
 	port  int
 	serve func(net.Listener)
+	stdin io.Reader // the command's stdin (AgentSpec.Stdin); nil = /dev/null
 }
 
 // RunAgent is [Sandbox.Run] for the agent profile: the same admission,
@@ -133,7 +148,7 @@ func (s *Sandbox) admitAgent(spec AgentSpec) (job, error) {
 	if err != nil {
 		return job{}, err
 	}
-	j.gate = &gateChannel{port: port, serve: spec.Gate}
+	j.gate = &gateChannel{port: port, serve: spec.Gate, stdin: spec.Stdin}
 	if j.env, err = addPhantoms(j.env, spec.Phantom); err != nil {
 		return job{}, err
 	}

@@ -27,6 +27,7 @@ type pid1 struct {
 	statusR *os.File
 	syncW   *os.File
 	outR    [2]*os.File
+	stdinW  *os.File // the command's stdin pipe (AgentSpec.Stdin); nil = /dev/null
 	plan    *plan
 	gate    *gateRelay // agent profile; nil for a task run
 	// released is closed when release returns: PID 1 is not reaped
@@ -42,7 +43,9 @@ type pid1 struct {
 // descriptors 0…, and the pipe ends the supervisor keeps.
 type childFiles struct {
 	child []*os.File // stdin, stdout, stderr, status, sync, v1 tasks...
-	keep  []*os.File // statusR, syncW, outR, errR
+	keep  []*os.File // statusR, syncW, outR, errR[, stdinW]
+	// stdinW is the write end of the command's stdin pipe, or nil.
+	stdinW *os.File
 }
 
 func (c *childFiles) close(all bool) {
@@ -56,26 +59,39 @@ func (c *childFiles) close(all bool) {
 	}
 }
 
-// openChildFiles opens PID 1's stdin (/dev/null) and its four pipes; it
-// owns tasks from here on (closed on failure, else with the child's ends).
-func openChildFiles(tasks []*os.File) (*childFiles, error) {
+// openChildFiles opens PID 1's stdin (/dev/null, or with pipeIn the read
+// end of a pipe whose write end is stdinW) and its four pipes; it owns
+// tasks from here on (closed on failure, else with the child's ends).
+func openChildFiles(tasks []*os.File, pipeIn bool) (*childFiles, error) {
 	c := &childFiles{child: tasks}
-	null, err := os.Open(os.DevNull)
+	var in *os.File
+	var err error
+	if pipeIn {
+		in, c.stdinW, err = os.Pipe()
+	} else {
+		in, err = os.Open(os.DevNull)
+	}
 	if err != nil {
 		c.close(true)
-		return nil, fault.Wrap(fault.ProcessError, "sandbox.pipe", "cannot open "+os.DevNull, err)
+		return nil, fault.Wrap(fault.ProcessError, "sandbox.pipe", "cannot open the command's stdin", err)
+	}
+	if c.stdinW != nil {
+		c.keep = append(c.keep, c.stdinW) // closed on a later failure
 	}
 	var ends [4][2]*os.File // out, err, status, sync: {read, write}
 	for i := range ends {
 		if ends[i][0], ends[i][1], err = os.Pipe(); err != nil {
-			c.child = append(c.child, null)
+			c.child = append(c.child, in)
 			c.close(true)
 			return nil, fault.Wrap(fault.ProcessError, "sandbox.pipe", "cannot create pipes", err)
 		}
 		c.keep = append(c.keep, ends[i][0], ends[i][1]) // closed on a later failure
 	}
-	c.child = append([]*os.File{null, ends[0][1], ends[1][1], ends[2][1], ends[3][0]}, tasks...)
+	c.child = append([]*os.File{in, ends[0][1], ends[1][1], ends[2][1], ends[3][0]}, tasks...)
 	c.keep = []*os.File{ends[2][0], ends[3][1], ends[0][0], ends[1][0]}
+	if c.stdinW != nil {
+		c.keep = append(c.keep, c.stdinW)
+	}
 	return c, nil
 }
 
@@ -139,7 +155,7 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 		}
 		tasks = append(tasks, tree)
 	}
-	files, err := openChildFiles(tasks)
+	files, err := openChildFiles(tasks, j.gate != nil && j.gate.stdin != nil)
 	if err != nil {
 		abandon()
 		return nil, err
@@ -152,7 +168,7 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 		abandon()
 		return nil, err
 	}
-	p := &pid1{pidfd: -1, plan: pl, gate: gate, statusR: files.keep[0], syncW: files.keep[1], outR: [2]*os.File{files.keep[2], files.keep[3]},
+	p := &pid1{pidfd: -1, plan: pl, gate: gate, stdinW: files.stdinW, statusR: files.keep[0], syncW: files.keep[1], outR: [2]*os.File{files.keep[2], files.keep[3]},
 		done: make(chan syscall.WaitStatus, 1), released: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {
@@ -361,6 +377,9 @@ func (p *pid1) closeAll() {
 	}
 	for _, f := range []*os.File{p.statusR, p.syncW, p.outR[0], p.outR[1]} {
 		f.Close()
+	}
+	if p.stdinW != nil {
+		p.stdinW.Close()
 	}
 	if p.pidfd >= 0 {
 		unix.Close(p.pidfd)

@@ -47,9 +47,17 @@ func (s *Sandbox) supervise(ctx context.Context, j job, root string, cg *jobCgro
 		}
 		return err
 	}
+	if h.stdinW != nil {
+		// Not waited for: a Read blocked in the caller's reader is the
+		// caller's to end; the pipe's write end closes below either way.
+		go feedStdin(h.stdinW, j.gate.stdin)
+	}
 	runStart := time.Now()
 	rec.SetupMS = ms(runStart.Sub(start))
 	killed := h.await(ctx, j.limits.Wall, out, cg)
+	if h.stdinW != nil {
+		h.stdinW.Close() // ends a blocked write: the run is over
+	}
 	rec.TreeEmpty = cg.waitEmpty(emptyTimeout)
 	if !rec.TreeEmpty {
 		h.forceKill(cg)
@@ -72,6 +80,13 @@ func (s *Sandbox) supervise(ctx context.Context, j job, root string, cg *jobCgro
 	rec.Observed.FileSizeLimit = j.limits.FileSize
 	rec.Exit = classify(killed, st, ws, rec.Observed, rec.TreeEmpty)
 	return nil
+}
+
+// feedStdin copies at most MaxAgentStdin bytes of r into the command's
+// stdin and closes it (EOF for the command) at r's end or the bound.
+func feedStdin(w *os.File, r io.Reader) {
+	_, _ = io.Copy(w, io.LimitReader(r, MaxAgentStdin))
+	w.Close()
 }
 
 // await blocks until PID 1 exits or a kill reason arrives, and kills
