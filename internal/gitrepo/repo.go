@@ -30,11 +30,16 @@ const (
 var envAllow = []string{"PATH", "HOME", "XDG_CONFIG_HOME", "USERPROFILE", "HOMEDRIVE", "HOMEPATH",
 	"SYSTEMROOT", "TMPDIR", "TEMP", "TMP"}
 
-// safeConfig disables what would make plumbing run a program: hooks,
-// fsmonitor, external diff, pager.
+// safeConfig disables what would make git run a program named by a
+// repository or user configuration (issue 15 scope 1): hooks (hooksPath
+// /dev/null: no hook exists, porcelain included), fsmonitor, external
+// diff, pager, credential helpers, and every transport (protocol.allow
+// never: no ssh, so core.sshCommand and remote *pack programs never run).
+// Filter, diff and merge drivers are named per repository; [Open] sets
+// each one it finds to "" (neutralEnv).
 var safeConfig = []string{"core.hooksPath=/dev/null", "core.fsmonitor=false", "core.untrackedCache=false",
 	"diff.external=", "core.pager=cat", "color.ui=false", "protocol.allow=never", "gc.auto=0",
-	"core.quotePath=false"}
+	"core.quotePath=false", "credential.helper=", "commit.gpgSign=false", "tag.gpgSign=false"}
 
 // Repo is a Git work tree: its top level, git directory and common
 // directory (they differ for linked worktrees), all absolute.
@@ -48,7 +53,9 @@ type Repo struct {
 // Open returns the repository whose top level is dir. dir must be absolute
 // and be the top level itself (a subdirectory is not the workspace):
 // INVALID_INPUT git.not_repository otherwise; a missing git binary is
-// CLI_NOT_FOUND git.missing.
+// CLI_NOT_FOUND git.missing; a configuration git cannot list is
+// PROCESS_ERROR git.config. Every later command of the Repo runs with the
+// configured filter, diff and merge drivers set to "" (see safeConfig).
 func Open(ctx context.Context, env config.Env, dir string) (*Repo, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, fault.New(fault.InvalidInput, ReasonNotRepo, "The workspace path must be absolute.")
@@ -61,19 +68,32 @@ func Open(ctx context.Context, env config.Env, dir string) (*Repo, error) {
 		return nil, fault.Wrap(fault.CLINotFound, ReasonMissing, "git is not installed or not on PATH.", err)
 	}
 	r := &Repo{bin: bin, env: baseEnv(env)}
-	if r.discover(dir) {
-		return r, nil
+	if !r.discover(dir) {
+		if err := r.revParse(ctx, dir); err != nil {
+			return nil, err
+		}
 	}
+	neutral, err := r.neutralEnv(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.env = append(r.env, neutral...)
+	return r, nil
+}
+
+// revParse asks git for the top level, git and common directories of
+// dir, which must be the top level.
+func (r *Repo) revParse(ctx context.Context, dir string) error {
 	out, err := r.Run(ctx, dir, nil, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir")
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if err != nil || len(lines) != 3 {
-		return nil, fault.Wrap(fault.InvalidInput, ReasonNotRepo, "The workspace is not a Git work tree.", err)
+		return fault.Wrap(fault.InvalidInput, ReasonNotRepo, "The workspace is not a Git work tree.", err)
 	}
 	r.Top, r.GitDir, r.CommonDir = lines[0], lines[1], lines[2]
 	if !sameDir(r.Top, dir) {
-		return nil, fault.New(fault.InvalidInput, ReasonNotRepo, "The workspace must be the top level of its Git work tree.").With("top", filepath.Base(r.Top))
+		return fault.New(fault.InvalidInput, ReasonNotRepo, "The workspace must be the top level of its Git work tree.").With("top", filepath.Base(r.Top))
 	}
-	return r, nil
+	return nil
 }
 
 // discover reads dir/.git in-process (a directory, or a linked

@@ -1,0 +1,77 @@
+package gitrepo
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/coagent8/coagent8/internal/fault"
+)
+
+// ReasonConfig is the reason of a repository whose configuration git
+// cannot list (a refusal: its drivers could not be neutralized).
+const ReasonConfig = "git.config"
+
+// driverKeys are the configuration keys, per section, whose value is a
+// command a content operation runs: filter drivers (update-index from a
+// work tree, checkout-index), diff drivers and merge drivers (apply
+// --3way). A .gitattributes file, the candidate's included once a patch
+// is in a scratch index, chooses which driver runs on which path; the
+// command itself comes from configuration. An empty value makes git skip
+// the driver (filter: the content passes unchanged; merge: the built-in
+// text merge; diff: no textconv / external diff).
+var driverKeys = map[string][]string{
+	"filter": {"clean", "smudge", "process"},
+	"diff":   {"textconv", "command"},
+	"merge":  {"driver"},
+}
+
+// neutralEnv lists the repository's effective configuration (global and
+// repository scopes: the system scope is off) and returns GIT_CONFIG_COUNT
+// entries that set every driver command found to "": coagent8's host git
+// calls run no program named by configuration, whoever wrote it (issue 15
+// scope 1). GIT_CONFIG_KEY_n carries a name verbatim, so a subsection
+// holding '=' or '.' cannot be misparsed as -c would. Failure to list is
+// PROCESS_ERROR git.config: nothing runs over a configuration that
+// was not read.
+func (r *Repo) neutralEnv(ctx context.Context) ([]string, error) {
+	out, err := r.Run(ctx, r.Top, nil, nil, "config", "--list", "--name-only", "-z")
+	if err != nil && ExitCode(err) != 1 { // 1: no configuration at all
+		return nil, fault.Wrap(fault.ProcessError, ReasonConfig, "The repository's Git configuration cannot be read.", err)
+	}
+	var keys []string
+	seen := map[string]bool{}
+	for _, name := range bytes.Split(bytes.TrimSuffix(out, []byte{0}), []byte{0}) {
+		k := string(name)
+		if isDriverKey(k) && !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	env := []string{"GIT_CONFIG_COUNT=" + strconv.Itoa(len(keys))}
+	for i, k := range keys {
+		n := strconv.Itoa(i)
+		env = append(env, "GIT_CONFIG_KEY_"+n+"="+k, "GIT_CONFIG_VALUE_"+n+"=")
+	}
+	return env, nil
+}
+
+// isDriverKey reports whether name (section.subsection.key as git
+// --name-only prints it: section and key lower-cased) is a driver command.
+func isDriverKey(name string) bool {
+	sec, rest, ok := strings.Cut(name, ".")
+	i := strings.LastIndexByte(rest, '.')
+	if !ok || i <= 0 {
+		return false
+	}
+	for _, k := range driverKeys[sec] {
+		if rest[i+1:] == k {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,150 @@
+package gitrepo
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/coagent8/coagent8/internal/config"
+)
+
+// plantVectors writes into ws's repository every configured program a
+// content or porcelain git command could run, each creating a canary file
+// named after itself in canaries (what an agent would write if its
+// candidate's git directory reached the host). hooksPath puts the hooks
+// in a core.hooksPath directory instead of .git/hooks.
+func plantVectors(t *testing.T, ws, canaries string, hooksPath bool) {
+	t.Helper()
+	script := func(p, name, tail string) {
+		body := "#!/bin/sh\n: > '" + filepath.Join(canaries, name) + "'\n" + tail
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hooks := filepath.Join(ws, ".git", "hooks")
+	if hooksPath {
+		hooks = filepath.Join(ws, ".git", "elsewhere")
+		git(t, ws, "config", "core.hooksPath", hooks)
+	}
+	os.MkdirAll(hooks, 0o755)
+	for _, h := range []string{"pre-commit", "commit-msg", "post-commit", "post-checkout", "post-index-change", "reference-transaction"} {
+		script(filepath.Join(hooks, h), "hook-"+h, "exit 0\n")
+	}
+	bin := filepath.Join(ws, ".git", "bin")
+	os.Mkdir(bin, 0o755)
+	for _, p := range []string{"fsmonitor", "clean", "smudge", "textconv", "merge", "ssh", "gpg"} {
+		script(filepath.Join(bin, p), p, map[string]string{"clean": "exec cat\n", "smudge": "exec cat\n",
+			"textconv": "exec cat \"$1\"\n", "merge": "exit 1\n"}[p]+"exit 1\n")
+	}
+	for _, kv := range [][2]string{{"core.fsmonitor", "fsmonitor"}, {"filter.x.clean", "clean"}, {"filter.x.smudge", "smudge"},
+		{"diff.x.textconv", "textconv"}, {"merge.x.driver", "merge %O %A %B"}, {"core.sshCommand", "ssh"},
+		{"gpg.program", "gpg"}} {
+		git(t, ws, "config", kv[0], filepath.Join(bin, kv[1]))
+	}
+	git(t, ws, "config", "commit.gpgSign", "true")
+	os.WriteFile(filepath.Join(ws, ".gitattributes"), []byte("* filter=x diff=x merge=x\n"), 0o644)
+}
+
+// hostOps are the git commands coagent8's quarantine and admission run
+// over a workspace (through a Scratch: read-tree, update-index from the
+// work tree, apply --3way, checkout-index, diff-tree) and porcelain a
+// later call might run (status, commit, checkout, fetch over ssh).
+func hostOps(ws, scratch, patch string) []struct {
+	scratch bool
+	stdin   string
+	args    []string
+} {
+	type op = struct {
+		scratch bool
+		stdin   string
+		args    []string
+	}
+	return []op{
+		{true, "", []string{"read-tree", "HEAD"}},
+		{true, "f\x00.gitattributes\x00", []string{"update-index", "--add", "--remove", "-z", "--stdin"}},
+		{true, patch, []string{"apply", "--cached", "--3way", "--whitespace=nowarn", "-"}},
+		{true, "", []string{"checkout-index", "-a", "-f", "--prefix=" + filepath.Join(scratch, "staging") + "/"}},
+		{true, "", []string{"diff-index", "-p", "--cached", "HEAD"}},
+		{false, "", []string{"status", "--porcelain"}},
+		{false, "", []string{"diff", "HEAD"}},
+		{false, "", []string{"commit", "-q", "-am", "m"}},
+		{false, "", []string{"checkout", "-q", "-b", "other"}},
+		{false, "", []string{"fetch", "ssh://127.0.0.1/x"}},
+	}
+}
+
+// TestHostGitRunsNoRepositoryProgram: with a hook, core.hooksPath,
+// core.fsmonitor, filter/diff/merge drivers named by .gitattributes,
+// core.sshCommand and gpg.program all planted in the repository, no
+// command coagent8's Repo runs starts any of them (no canary), while the
+// same commands under plain git do (the control: the vectors are live).
+func TestHostGitRunsNoRepositoryProgram(t *testing.T) {
+	for _, hooksPath := range []bool{false, true} {
+		t.Run(map[bool]string{false: "hooks", true: "hooksPath"}[hooksPath], func(t *testing.T) {
+			got := canariesAfter(t, hooksPath, false)
+			if d := cmp.Diff([]string(nil), got); d != "" {
+				t.Errorf("programs run by coagent8's git (-want +got):\n%s", d)
+			}
+			control := canariesAfter(t, hooksPath, true)
+			for _, want := range []string{"hook-pre-commit", "hook-post-checkout", "fsmonitor", "clean", "smudge", "merge"} {
+				if !slices.Contains(control, want) {
+					t.Errorf("control: plain git did not run %s (ran %v): the vector is not live", want, control)
+				}
+			}
+		})
+	}
+}
+
+// canariesAfter builds a repository with the vectors planted, runs
+// hostOps (through Repo, or plain git when plain) and lists the canaries.
+func canariesAfter(t *testing.T, hooksPath, plain bool) []string {
+	ctx := context.Background()
+	ws, canaries, scratchParent := t.TempDir(), t.TempDir(), t.TempDir()
+	git(t, ws, "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(ws, "f"), []byte("a\n"), 0o644)
+	git(t, ws, "add", "f")
+	git(t, ws, "commit", "-q", "-m", "b")
+	blob, err := exec.Command("git", "-C", ws, "rev-parse", "HEAD:f").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The full preimage id lets apply --3way merge (with the driver).
+	patch := "diff --git a/f b/f\nindex " + strings.TrimSpace(string(blob)) + "..0000000000000000000000000000000000000000 100644\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+agent\n"
+	plantVectors(t, ws, canaries, hooksPath)
+	os.WriteFile(filepath.Join(ws, "f"), []byte("user\n"), 0o644) // the 3-way apply must merge
+	r, err := Open(ctx, config.FromOS(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := r.Scratch(scratchParent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ident := []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid"}
+	for _, op := range hostOps(ws, s.Dir, patch) {
+		env := ident
+		if op.scratch {
+			env = append(append(slices.Clone(s.env), "GIT_WORK_TREE="+ws), ident...)
+		}
+		if plain {
+			cmd := exec.Command("git", op.args...)
+			cmd.Dir, cmd.Env, cmd.Stdin = ws, append(os.Environ(), env...), strings.NewReader(op.stdin)
+			_ = cmd.Run() // failures are expected (conflicts, the refused fetch); the canaries tell
+			continue
+		}
+		_, _ = r.Run(ctx, ws, env, []byte(op.stdin), op.args...)
+	}
+	ents, _ := os.ReadDir(canaries)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
