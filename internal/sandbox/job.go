@@ -33,6 +33,9 @@ type job struct {
 	candidate *candidateRoots
 	// readWS is the read profile's workspace, projected read-only; "".
 	readWS string
+	// verifyUpper, with readWS, is the verify profile: the candidate's
+	// upper layer stacked read-only on the projection (verify.go); "".
+	verifyUpper string
 }
 
 // bind is one read-only host path made visible inside the sandbox.

@@ -64,6 +64,10 @@ func (p *plan) root(j job, jobRoot string) error {
 			p.candidateView(j.candidate, jobRoot, root, p.fdTree)
 			continue
 		}
+		if d == "workspace" && j.verifyUpper != "" {
+			p.verifyView(j.readWS, j.verifyUpper, root, p.fdTree)
+			continue
+		}
 		if d == "workspace" && j.readWS != "" {
 			p.readView(j.readWS, root, p.fdTree)
 			continue

@@ -19,8 +19,9 @@ var policyDigest = sync.OnceValue(func() string {
 	f := filterDigest()
 	// The agent filter is part of it: qualification also probes the
 	// agent profile (agent_* probes), and RunAgent requires the record.
-	fmt.Fprintf(h, "%s\nseccomp %x\nagent seccomp %x\nlandlock %v\nrules %v\nsystem %s\netc %s\ndev %s\n", policyVersion, f,
-		progDigest(buildAgentFilter()),
+	// So is the verify view (verify_* probes, RunVerify).
+	fmt.Fprintf(h, "%s\nseccomp %x\nagent seccomp %x\n%s\nlandlock %v\nrules %v\nsystem %s\netc %s\ndev %s\n", policyVersion, f,
+		progDigest(buildAgentFilter()), verifyViewVersion,
 		landlockConfig, landlockRules, strings.Join(systemDirs, ","), strings.Join(etcBinds, ","), strings.Join(devNodes, ","))
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 })

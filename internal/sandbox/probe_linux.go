@@ -52,6 +52,7 @@ var insideProbes = map[string]func(args []string) (bool, string){
 	"families": probeFamilies, "ptrace": probePtrace, "argv": probeArgv,
 	"tree_kill": probeTreeKill, "fork_bomb": probeForkBomb, "memory": probeMemory,
 	"_daemon": probeDaemon, "_sleeper": probeSleeper, "gate": probeGate,
+	"verify_view": probeVerifyView,
 }
 
 func probeMain(name string, args []string) int {

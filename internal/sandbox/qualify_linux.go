@@ -29,7 +29,10 @@ type probeCase struct {
 	// agent runs the probe in the agent profile (gate channel at
 	// DefaultGatePort, served by probeHost.gate or a listener that
 	// accepts and closes).
-	agent  bool
+	agent bool
+	// verify runs the probe in the verify profile, on the candidate view
+	// of probeHost.dir/ws below probeHost.dir/upper (verify_linux.go).
+	verify bool
 	limits Limits
 	env    []string
 	// setup returns the probe's arguments and a host-side check run after
@@ -106,6 +109,10 @@ func probeCases() []probeCase {
 		{name: "agent_mptcp", agent: true, inside: "mptcp"},
 		{name: "agent_unix_sockets", agent: true, inside: "unix_sockets", setup: hostUnixSocket},
 		{name: "agent_abstract", agent: true, inside: "abstract", setup: hostAbstract},
+		// The verify profile (issue 16 scope 4): the candidate is
+		// visible merged and read-only, and there is no network.
+		{name: "verify_view", verify: true, setup: verifyFixture},
+		{name: "verify_tcp", verify: true, inside: "tcp", setup: verifyTCP},
 		{name: "caller_roots", hostOnly: callerRoots},
 		{name: "fail_open", hostOnly: failOpen},
 	}
@@ -254,6 +261,9 @@ func (s *Sandbox) runProbeJob(ctx context.Context, pc probeCase, args []string, 
 		if j.gate.serve == nil {
 			j.gate.serve = acceptAndClose
 		}
+	}
+	if pc.verify {
+		j.readWS, j.verifyUpper = filepath.Join(dir, "ws"), filepath.Join(dir, "upper")
 	}
 	r, err := s.runJob(ctx, j, "")
 	return r, out.bytes(), err

@@ -54,6 +54,9 @@ func (s *Sandbox) runJob(ctx context.Context, j job, digest string) (Receipt, er
 		}
 		rec.PolicyDigest = agentPolicyDigest(j.gate.port, rec.Profile)
 	}
+	if j.verifyUpper != "" {
+		rec.Profile, rec.PolicyDigest = ProfileVerify, verifyPolicyDigest()
+	}
 	sweepStale(s.cfg.JobsDir, layout)
 	root, lock, err := s.makeJobRoot(id, j)
 	if root != "" {
