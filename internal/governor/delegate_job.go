@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,6 +55,7 @@ type running struct {
 	cancel    context.CancelFunc
 	done      chan struct{}
 	cancelled bool
+	activity  *activity // the agent's recent activity lines (delegate_activity.go)
 }
 
 func (l *live) add(id string, r *running) {
@@ -107,7 +109,7 @@ func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, 
 		return JobView{}, err
 	}
 	limit := time.Duration(q.Budget.MaxMinutes) * time.Minute
-	gr, phantom, err := deps.Gate.Grant(ctx, gate.Spec{Provider: gate.Anthropic, Model: d.Model, Job: j.ID, TTL: limit + time.Minute,
+	gr, phantom, err := deps.Gate.Grant(ctx, gate.Spec{Provider: rt.Provider(), Model: d.Model, Job: j.ID, TTL: limit + time.Minute,
 		Secret: deps.Secret, MaxRequests: int64(q.Budget.MaxRequests), MaxTokens: jobTokens, MaxSpend: gate.USD(q.Budget.MaxUSD),
 		Price: gatePrice(d.Price), OutputCeiling: jobOutputCeiling})
 	if err != nil {
@@ -119,11 +121,11 @@ func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, 
 		return JobView{}, g.abort(ctx, deps, j.ID, "delegate.workdir", fault.Wrap(fault.ProcessError, "delegate.workdir", "the job directory cannot be made", err))
 	}
 	jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
-	r := &running{grant: gr.ID, cancel: cancel, done: make(chan struct{})}
+	r := &running{grant: gr.ID, cancel: cancel, done: make(chan struct{}), activity: newActivity(filepath.Join(deps.WorkDir, j.ID, ActivityFile))}
 	g.live.add(j.ID, r)
 	out, errs := &tail{max: 4 << 20}, &tail{max: 64 << 10}
 	dj := delegation.Job{Runtime: rt, Model: d.Model, Prompt: t.Task, Workspace: q.Workspace, CandidateDir: dir,
-		Phantom: phantom, Gate: deps.Gate, Grant: gr.ID, Stdout: out, Stderr: errs}
+		Phantom: phantom, Gate: deps.Gate, Grant: gr.ID, Stdout: io.MultiWriter(out, r.activity), Stderr: errs}
 	go func() {
 		defer close(r.done)
 		defer cancel()
@@ -132,7 +134,7 @@ func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, 
 		// never rendered to the caller).
 		_ = os.WriteFile(filepath.Join(deps.WorkDir, j.ID, "agent.stderr"), errs.bytes(), 0o600)
 		_ = os.WriteFile(filepath.Join(deps.WorkDir, j.ID, "agent.stdout"), out.bytes(), 0o600)
-		g.finishJob(context.WithoutCancel(ctx), deps, j, r, res, err, out.final())
+		g.finishJob(context.WithoutCancel(ctx), deps, j, r, res, err, finalMessage(rt, res, out))
 		_ = deps.Gate.Revoke(context.WithoutCancel(ctx), gr.ID) // the grant ends with its job
 	}()
 	if t.Wait {

@@ -3,6 +3,7 @@ package governor
 import (
 	"context"
 	"path/filepath"
+	"strings"
 
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/gate"
@@ -33,6 +34,12 @@ type JobView struct {
 	Findings []JobFinding `json:"findings,omitempty"`
 	Patch    string       `json:"patch,omitempty"`
 	Message  string       `json:"message,omitempty"`
+	// Activity is the agent's recent activity lines while the job runs
+	// (tool uses with a short summary of their input, text), oldest first:
+	// at most [ActivityLines] lines of at most [ActivityLineRunes] runes,
+	// redacted with the answer profile, inside one untrusted fenced block
+	// (kind "activity"); "" once the job ended.
+	Activity string `json:"activity,omitempty"`
 	// Admit says how the user admits the candidate; no tool does.
 	Admit string `json:"admit,omitempty"`
 }
@@ -76,8 +83,17 @@ func (g *Governor) JobStatus(ctx context.Context, ws, id string) (JobView, error
 		if gr, err := deps.Gate.Inspect(ctx, r.grant); err == nil {
 			v.Used = usage(gr)
 		}
+		v.Activity = activityBlock(j.ID, r.activity.recent())
 	}
 	return v, nil
+}
+
+// activityBlock fences a job's activity lines ("" for none).
+func activityBlock(id string, lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return quarantine.Render(quarantine.Fenced{Job: id, Profile: "candidate", Kind: "activity", Body: []byte(strings.Join(lines, "\n"))})
 }
 
 func usage(gr gate.Grant) *JobUsage {
@@ -115,7 +131,7 @@ func view(j job.Job, r *Receipt) JobView {
 	}
 	if j.State == job.Succeeded || j.State == job.Tainted {
 		v.Admit = "Only the user admits a candidate: review it with `coagent8 jobs " + j.ID + "`, then run `coagent8 admit " + j.ID +
-			"` (or `coagent8 reject " + j.ID + "`) in a terminal in the workspace."
+			"` (or `coagent8 reject " + j.ID + "`) in a terminal in the workspace; request_admission only asks the user, by an approval form."
 	}
 	return v
 }
