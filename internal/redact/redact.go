@@ -80,9 +80,13 @@ func (r *Redactor) Bytes(p []byte) []byte {
 // allocates nothing (the provider gate's response check runs it on every
 // chunk and streamed delta; issue 18 performance).
 func (r *Redactor) Changes(p []byte) bool {
+	from := r.rs.scanFrom(p)
+	if from == len(p) {
+		return false
+	}
 	c := checks.Get().(*check)
 	c.sc = newScanner(r.rs)
-	ms, _ := c.sc.scan(p, 0, true, c.arr[:0])
+	ms, _ := c.sc.scan(p, from, true, c.arr[:0])
 	changed := len(ms) > 0
 	if changed {
 		out := apply(make([]byte, 0, len(p)), p, 0, len(p), ms)
@@ -104,9 +108,18 @@ type check struct {
 var checks = sync.Pool{New: func() any { return new(check) }}
 
 func (r *Redactor) redact(b []byte) ([]byte, bool) {
+	return r.redactFrom(b, r.rs.scanFrom(b))
+}
+
+// redactFrom scans b from index from (b[:from] is context only; see
+// [ruleset.scanFrom]).
+func (r *Redactor) redactFrom(b []byte, from int) ([]byte, bool) {
+	if from == len(b) {
+		return b, false
+	}
 	sc := newScanner(r.rs)
 	var arr [8]match
-	ms, _ := sc.scan(b, 0, true, arr[:0])
+	ms, _ := sc.scan(b, from, true, arr[:0])
 	if len(ms) == 0 {
 		return b, false
 	}

@@ -9,6 +9,9 @@ type ruleset struct {
 	// cheap filter before any detector runs (most word starts fail it).
 	second [256][4]uint64
 	free   [256][]detector // run at any position
+	// pre finds where a one-shot scan must start (answer profile only;
+	// see prefilter.go); nil scans everything.
+	pre *prefilter
 }
 
 // addBound registers d for anchors starting with c followed by any byte of
@@ -47,6 +50,7 @@ func newRuleset(diag bool, home string) *ruleset {
 		rs.cls[c] |= fEsc
 	}
 	if !diag {
+		rs.pre = newPrefilter()
 		return rs
 	}
 	rs.addBound('B', "aA", detectBasic)
