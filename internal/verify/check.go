@@ -59,7 +59,11 @@ type Check struct {
 
 // Receipt is the part of a sandbox receipt a review shows.
 type Receipt struct {
-	JobID        string           `json:"job_id"`
+	JobID string `json:"job_id"`
+	// Profile is the sandbox profile the check ran in: "task" for a
+	// review's check on a copy of the workspace, "verify" on a delegated
+	// job's candidate.
+	Profile      string           `json:"profile,omitempty"`
 	PolicyDigest string           `json:"policy_digest"`
 	BinaryDigest string           `json:"binary_digest"`
 	Requested    sandbox.Limits   `json:"limits_requested"`
@@ -68,7 +72,7 @@ type Receipt struct {
 }
 
 func receiptOf(r sandbox.Receipt) *Receipt {
-	return &Receipt{JobID: r.JobID, PolicyDigest: r.PolicyDigest, BinaryDigest: r.BinaryDigest,
+	return &Receipt{JobID: r.JobID, Profile: r.Profile, PolicyDigest: r.PolicyDigest, BinaryDigest: r.BinaryDigest,
 		Requested: r.Requested, Observed: r.Observed, TreeEmpty: r.TreeEmpty}
 }
 

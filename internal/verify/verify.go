@@ -57,15 +57,38 @@ func New(cfg Config) (*Verifier, error) {
 // copy of workspace, and returns one [Check] per command. A check that
 // cannot run is [NotRun] with the reason; Run itself never fails.
 func (v *Verifier) Run(ctx context.Context, workspace string, set config.Verify) []Check {
+	return v.each(ctx, set, func(sb *sandbox.Sandbox, spec sandbox.Spec) (sandbox.Receipt, error) {
+		spec.Input = workspace
+		return sb.Run(ctx, spec)
+	})
+}
+
+// RunCandidate runs every command of set (already resolved) in order on
+// a delegated job's candidate, each in its own sandbox of the verify
+// profile ([sandbox.Sandbox.RunVerify]): the candidate's upper directory
+// upper stacked read-only on workspace, no network, the same check tools
+// and limits as [Verifier.Run]. It returns one [Check] per command; a
+// check that cannot run is [NotRun] with the reason. It never fails and
+// never writes workspace or upper.
+func (v *Verifier) RunCandidate(ctx context.Context, workspace, upper string, set config.Verify) []Check {
+	return v.each(ctx, set, func(sb *sandbox.Sandbox, spec sandbox.Spec) (sandbox.Receipt, error) {
+		return sb.RunVerify(ctx, sandbox.VerifySpec{Spec: spec, Workspace: workspace, Upper: upper})
+	})
+}
+
+// runFunc runs one admitted check spec in a profile.
+type runFunc func(*sandbox.Sandbox, sandbox.Spec) (sandbox.Receipt, error)
+
+func (v *Verifier) each(ctx context.Context, set config.Verify, run runFunc) []Check {
 	out := make([]Check, 0, len(set.Commands))
 	env := childEnv(set.Commands, v.cfg.GoModCache)
 	for _, argv := range set.Commands {
-		out = append(out, v.one(ctx, workspace, argv, set, env))
+		out = append(out, v.one(ctx, run, argv, set, env))
 	}
 	return out
 }
 
-func (v *Verifier) one(ctx context.Context, workspace string, argv []string, set config.Verify, env []string) Check {
+func (v *Verifier) one(ctx context.Context, run runFunc, argv []string, set config.Verify, env []string) Check {
 	c := Check{Command: argv, Kind: KindOf(argv), ExitCode: -1}
 	if v.cfg.Sandbox == nil {
 		return notRun(c, "no task sandbox is configured in this server")
@@ -75,7 +98,7 @@ func (v *Verifier) one(ctx context.Context, workspace string, argv []string, set
 	}
 	stdout, stderr := newTail(TailBytes), newTail(TailBytes)
 	ro, rerr := v.red.Writer(stdout), v.red.Writer(stderr)
-	r, err := v.cfg.Sandbox.Run(ctx, v.spec(workspace, argv, set, env, ro, rerr))
+	r, err := run(v.cfg.Sandbox, v.spec(argv, set, env, ro, rerr))
 	ro.Close()
 	rerr.Close()
 	if err != nil {
@@ -97,7 +120,7 @@ func (v *Verifier) one(ctx context.Context, workspace string, argv []string, set
 	return c
 }
 
-func (v *Verifier) spec(workspace string, argv []string, set config.Verify, env []string, stdout, stderr io.Writer) sandbox.Spec {
+func (v *Verifier) spec(argv []string, set config.Verify, env []string, stdout, stderr io.Writer) sandbox.Spec {
 	ro := append([]string(nil), set.ReadOnly...)
 	if v.cfg.GoModCache != "" {
 		ro = append(ro, v.cfg.GoModCache)
@@ -109,7 +132,7 @@ func (v *Verifier) spec(workspace string, argv []string, set config.Verify, env 
 	if set.Timeout > 0 {
 		lim.Wall = set.Timeout
 	}
-	return sandbox.Spec{Path: argv[0], Args: argv[1:], Input: workspace, ReadOnly: ro, Env: env,
+	return sandbox.Spec{Path: argv[0], Args: argv[1:], ReadOnly: ro, Env: env,
 		Limits: lim, Stdout: stdout, Stderr: stderr}
 }
 
