@@ -112,9 +112,11 @@ func (s *Server) delegate(ctx context.Context, req *mcp.CallToolRequest, a Deleg
 }
 
 // waitJob waits for a job started with wait:true, sending a progress
-// heartbeat every heartbeatAfter when the client asked for progress
-// (hosts that honour progress keep the call alive; the job's state is
-// the message, never agent output).
+// notification when the client asked for progress: when the agent's
+// latest activity line changed (checked every progressEvery), else a
+// heartbeat every heartbeatAfter (hosts that honour progress keep the
+// call alive). The activity line is the agent's text, already redacted;
+// it is labelled untrusted.
 func (s *Server) waitJob(ctx context.Context, req *mcp.CallToolRequest, v governor.JobView) {
 	done := make(chan struct{})
 	go func() { s.gov.WaitJob(ctx, v.Job); close(done) }()
@@ -122,20 +124,35 @@ func (s *Server) waitJob(ctx context.Context, req *mcp.CallToolRequest, v govern
 	if req != nil && req.Session != nil && req.Params != nil {
 		token = req.Params.GetProgressToken()
 	}
-	tick := time.NewTicker(heartbeatAfter)
+	tick := time.NewTicker(progressEvery)
 	defer tick.Stop()
-	start := time.Now()
-	for n := 1.0; ; n++ {
+	start, sent, last := time.Now(), time.Now(), ""
+	for n := 1.0; ; {
 		select {
 		case <-done:
 			return
 		case <-tick.C:
-			if token != nil {
-				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: n,
-					Message: fmt.Sprintf("delegate job %s running for %s", v.Job, time.Since(start).Round(time.Second))})
-			}
 		}
+		line := latest(s.gov.JobActivity(v.Job))
+		if token == nil || (line == last && time.Since(sent) < heartbeatAfter) {
+			continue
+		}
+		msg := fmt.Sprintf("delegate job %s running for %s", v.Job, time.Since(start).Round(time.Second))
+		if line != "" {
+			msg += " · agent activity (untrusted): " + line
+		}
+		msg, _ = s.diag.Bound(msg, progressBytes)
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: n, Message: msg})
+		n, sent, last = n+1, time.Now(), line
 	}
+}
+
+// latest is the last of lines, or "".
+func latest(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return lines[len(lines)-1]
 }
 
 // jobText is the short text rendering: the job's state; the fenced
@@ -147,10 +164,13 @@ func jobText(v governor.JobView) string {
 		t += " (" + v.Reason + ")"
 	}
 	t += ". Backend " + v.Backend + ", model " + v.Model + "."
+	if u := v.Used; u != nil && v.State == job.Running.String() {
+		t += fmt.Sprintf(" Used so far: %d of %d requests, %d tokens, %.4f of %.2f USD.", u.Requests, v.Budget.MaxRequests, u.Tokens, u.USD, v.Budget.MaxUSD)
+	}
 	if v.Admit != "" {
 		t += " " + v.Admit
 	}
-	for _, b := range []string{v.Patch, v.Message} {
+	for _, b := range []string{v.Activity, v.Patch, v.Message} {
 		if b != "" {
 			t += "\n\n" + b
 		}

@@ -18,7 +18,7 @@ const (
 // they stay callable, but hosts that search tools by name returned them
 // ahead of review (issue 19 item 17).
 var profiles = map[string][]string{
-	Canonical: {"consult", "review", "delegate", "doctor", "session", "cancel", "issue"},
+	Canonical: {"consult", "review", "delegate", "request_admission", "doctor", "session", "cancel", "issue"},
 	Compact:   {"run", "doctor", "session", "cancel"},
 }
 

@@ -21,6 +21,9 @@ func (s *Server) register(profile string) error {
 		"cancel":   s.cancelTool,
 		"issue":    s.issueTool,
 		"delegate": s.delegateTool,
+		// request_admission only asks the user (delegate jobs' admission
+		// by elicitation, admission.go); it admits nothing by itself.
+		"request_admission": s.admissionTool,
 	}
 	maps.Copy(all, s.aliasTools())
 	handlers := map[string]mcp.ToolHandler{}

@@ -57,15 +57,15 @@ func TestAgyLimitationInDescriptions(t *testing.T) {
 
 func TestListFilter(t *testing.T) {
 	all := &mcp.ListToolsResult{}
-	for _, n := range []string{"analyze", "cancel", "consult", "debug", "doctor", "implement", "issue", "review", "run", "session"} {
+	for _, n := range []string{"analyze", "cancel", "consult", "debug", "doctor", "implement", "issue", "request_admission", "review", "run", "session"} {
 		all.Tools = append(all.Tools, &mcp.Tool{Name: n})
 	}
 	next := func(context.Context, string, mcp.Request) (mcp.Result, error) { return all, nil }
 	for profile, want := range map[string][]string{
 		// The deprecated aliases are callable but advertised by no profile
 		// (issue 19 item 17).
-		"":        {"cancel", "consult", "doctor", "issue", "review", "session"},
-		Canonical: {"cancel", "consult", "doctor", "issue", "review", "session"},
+		"":        {"cancel", "consult", "doctor", "issue", "request_admission", "review", "session"},
+		Canonical: {"cancel", "consult", "doctor", "issue", "request_admission", "review", "session"},
 		Compact:   {"cancel", "doctor", "run", "session"},
 	} {
 		res, err := listFilter(profile)(next)(context.Background(), "tools/list", nil)

@@ -19,6 +19,7 @@ func TestEverySchemaResolves(t *testing.T) {
 	factories := map[string]toolFactory{
 		"consult": s.consultTool, "review": s.reviewTool, "doctor": s.doctorTool,
 		"session": s.sessionTool, "cancel": s.cancelTool, "issue": s.issueTool,
+		"delegate": s.delegateTool, "request_admission": s.admissionTool,
 	}
 	for name, f := range s.aliasTools() {
 		factories[name] = f

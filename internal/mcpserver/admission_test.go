@@ -1,0 +1,76 @@
+package mcpserver
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/coagent8/coagent8/internal/consent"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/governor"
+)
+
+// TestJudgeAdmission: only accept with approve === true (a boolean)
+// admits; every other answer is POLICY_DENIED with its consent reason.
+func TestJudgeAdmission(t *testing.T) {
+	tests := []struct {
+		name   string
+		res    mcp.ElicitResult
+		reason string // "" = approved
+	}{
+		{"approve true", mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, ""},
+		{"decline", mcp.ElicitResult{Action: "decline"}, consent.ReasonDeclined},
+		{"cancel", mcp.ElicitResult{Action: "cancel"}, consent.ReasonCancelled},
+		{"empty accept", mcp.ElicitResult{Action: "accept"}, consent.ReasonInvalidAnswer},
+		{"string true", mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": "true"}}, consent.ReasonInvalidAnswer},
+		{"number 1", mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": 1}}, consent.ReasonInvalidAnswer},
+		{"approve false", mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": false}}, consent.ReasonNotApproved},
+		{"ack only", mcp.ElicitResult{Action: "accept", Content: map[string]any{"acknowledge_taint": true}}, consent.ReasonInvalidAnswer},
+		{"unknown action", mcp.ElicitResult{Action: "approve", Content: map[string]any{"approve": true}}, consent.ReasonInvalidAnswer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := judgeAdmission(&tt.res)
+			got := ""
+			if err != nil {
+				fe := fault.From(err)
+				if fe.Code != fault.PolicyDenied {
+					t.Errorf("code = %s, want POLICY_DENIED", fe.Code)
+				}
+				got = fe.Reason
+			}
+			if got != tt.reason {
+				t.Errorf("reason = %q, want %q", got, tt.reason)
+			}
+		})
+	}
+}
+
+// TestAdmissionParams: the form asks approve (boolean, required) and,
+// for a tainted candidate only, acknowledge_taint; the message is the
+// governor's question.
+func TestAdmissionParams(t *testing.T) {
+	q := governor.AdmissionQuestion{Job: "job_1", Workspace: "/w", Digest: "sha256:ab"}
+	for _, taint := range []string{"", "gate.revoked"} {
+		q.Taint = taint
+		p := admissionParams(q)
+		schema := p.RequestedSchema.(map[string]any)
+		props := schema["properties"].(map[string]any)
+		_, ack := props["acknowledge_taint"]
+		if ack != (taint != "") || len(schema["required"].([]string)) != len(props) || p.Message != q.Message() || p.Mode != "form" {
+			t.Errorf("taint %q: params = %+v", taint, p)
+		}
+		if props["approve"].(map[string]any)["type"] != "boolean" {
+			t.Errorf("approve is not a boolean: %v", props["approve"])
+		}
+	}
+}
+
+func TestSafeName(t *testing.T) {
+	for in, want := range map[string]string{"claude-code": "claude-code", "a b\u202e;=,": "ab", "": "unknown", strings.Repeat("x", 99): strings.Repeat("x", 64)} {
+		if got := safeName(in); got != want {
+			t.Errorf("safeName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
