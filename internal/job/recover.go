@@ -5,9 +5,10 @@ import (
 	"time"
 )
 
-// recover fails running jobs whose supervisor is gone and expires
-// candidates past their time. It runs on Open, before anything lists or
-// admits.
+// recover fails running jobs whose supervisor is gone, after verifying
+// that no process of their sandbox survives (killing any that does), and
+// expires candidates past their time. It runs on Open, before anything
+// lists or admits.
 func (s *Store) recover(ctx context.Context) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, supervisor_pid, supervisor_start FROM jobs WHERE state='running'`)
 	if err != nil {
@@ -29,8 +30,14 @@ func (s *Store) recover(ctx context.Context) error {
 	rows.Close()
 	now := s.now().UnixMilli()
 	for _, id := range dead {
+		// A job is reported failed with its tree verified gone (issue 16
+		// scope 6); one whose tree could not be ended says so instead.
+		reason := ReasonSupervisorGone
+		if !endTree(id) {
+			reason = ReasonTreeSurvived
+		}
 		if _, err := s.db.ExecContext(ctx, `UPDATE jobs SET state='failed', reason=?, updated_at=? WHERE id=? AND state='running'`,
-			ReasonSupervisorGone, now, id); err != nil {
+			reason, now, id); err != nil {
 			return err
 		}
 	}

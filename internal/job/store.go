@@ -23,6 +23,9 @@ const (
 	ReasonStore          = "job.store"
 	ReasonSupervisorGone = "job.supervisor_gone"
 	ReasonExpired        = "job.expired"
+	// ReasonTreeSurvived fails a job whose supervisor died and some of
+	// whose sandbox processes could not be ended within 5 s.
+	ReasonTreeSurvived = "job.tree_survived"
 )
 
 // Store is the job table. It is safe for concurrent use; it does not own
