@@ -4,49 +4,65 @@ package delegation
 
 import (
 	"bytes"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/coagent8/coagent8/internal/gate"
 	"github.com/coagent8/coagent8/internal/providertest"
-	"github.com/coagent8/coagent8/internal/sandbox"
 )
 
 // TestCodexCandidateThroughGate: the pinned Codex (its static vendor
-// binary, not the node launcher) runs inside the candidate profile
-// against the OpenAI double through the gate with a phantom credential;
-// scripted exec_command calls edit a file and run a command, and they
-// really run (Codex's own sandbox is off: it cannot nest here), the edit
-// lands in the candidate's upper layer and the workspace is unchanged.
+// binary, resolved from the npm launcher, not run through node) runs as
+// `codex app-server` behind Runner.Run inside the candidate profile
+// against the OpenAI double through the gate with a phantom credential.
+// Its thread report is verified (dangerFullAccess, never, the grant's
+// model, the gate provider, no MCP server) before the turn; scripted
+// exec_command calls edit a file and run a command, and they really run
+// (Codex's own sandbox is off: it cannot nest here): the edit and the
+// command's output file are in the candidate's upper layer, the
+// workspace is byte-identical, the double sees the real key and never the
+// phantom, and the final message comes back.
 func TestCodexCandidateThroughGate(t *testing.T) {
-	rt, err := ResolveRuntime(codexBinary(t))
+	rt, err := ResolveCodexRuntime(pinnedCLI(t, "codex"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if rt.Executable != codexBinary(t) || rt.Provider() != gate.OpenAI {
+		t.Fatalf("runtime %+v: want the vendor binary %s and provider openai", rt, codexBinary(t))
 	}
 	const model = "gpt-5.1"
 	double := providertest.NewOpenAITools(t, providertest.Options{Default: providertest.Reply{Text: "CODEX-DONE"}},
 		providertest.FunctionCall{Name: "exec_command", Arguments: map[string]any{"cmd": "sed -i s/old/new/ main.txt", "workdir": "/job/workspace"}},
 		providertest.FunctionCall{Name: "exec_command", Arguments: map[string]any{"cmd": `env > env.txt; echo ran-$((6*7)) > ran.txt`, "workdir": "/job/workspace"}})
 	g := newGateFor(t, gate.OpenAI, double.URL())
-	_, phantom := grantFor(t, g, gate.OpenAI, model)
+	gr, phantom := grantFor(t, g, gate.OpenAI, model)
 	ws, dir := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "main.txt"), []byte("hello old world\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	before := treeHash(t, ws)
 	r := newRunner(t)
+	q := qualify(t, r, rt)
+	if q.Version != "codex-cli "+CodexVersion || q.Digest != rt.Digest {
+		t.Errorf("qualification %+v", q)
+	}
 	var out, errb bytes.Buffer
-	spec := codexSpec(Job{Runtime: rt, Model: model, Prompt: "Edit main.txt, then record the run.", Workspace: ws,
-		CandidateDir: dir, Phantom: phantom}, sandbox.DefaultGatePort)
-	spec.Stdout, spec.Stderr = &out, &errb
-	spec.Gate = func(ln net.Listener) { _ = http.Serve(ln, g) }
-	rec, err := r.sb.RunAgent(testCtx(t), spec)
-	if err != nil || !rec.Exit.Success() {
-		t.Fatalf("run: %v exit %+v\nstdout %s\nstderr %s", err, rec.Exit, out.String(), errb.String())
+	res, err := r.Run(testCtx(t), Job{Runtime: rt, Model: model, Prompt: "Edit main.txt, then record the run.", Workspace: ws,
+		CandidateDir: dir, Phantom: phantom, Grant: gr.ID, Gate: g, Stdout: &out, Stderr: &errb})
+	if err != nil || !res.Receipt.Exit.Success() {
+		t.Fatalf("run: %v exit %+v\nstdout %s\nstderr %s", err, res.Receipt.Exit, out.String(), errb.String())
+	}
+	want := CodexReport{Version: CodexVersion, Sandbox: "dangerFullAccess", ApprovalPolicy: `"never"`, Model: model,
+		ModelProvider: "gate", CWD: "/job/workspace", MCPServers: map[string]string{}}
+	if res.Codex == nil {
+		t.Fatal("no Codex report")
+	}
+	if d := cmp.Diff(want, *res.Codex); d != "" {
+		t.Errorf("report (-want +got):\n%s", d)
 	}
 	read := func(name string) string {
 		b, err := os.ReadFile(filepath.Join(dir, "upper", name))
@@ -67,13 +83,35 @@ func TestCodexCandidateThroughGate(t *testing.T) {
 	if after := treeHash(t, ws); after != before {
 		t.Errorf("the user's workspace changed")
 	}
-	if !strings.Contains(out.String(), "CODEX-DONE") {
-		t.Errorf("final answer missing:\n%s", out.String())
+	if res.Final != "CODEX-DONE" {
+		t.Errorf("final message %q, want CODEX-DONE", res.Final)
 	}
-	for _, q := range double.Requests() {
-		if q.Credential() != realKeyFor(gate.OpenAI) || bytes.Contains(q.Body, []byte(phantom.Reveal())) {
+	kinds := map[string]string{}
+	for _, c := range res.Changes {
+		kinds[c.Path] = c.Kind.String()
+	}
+	for p, k := range map[string]string{"main.txt": "modified", "ran.txt": "added", "env.txt": "added"} {
+		if kinds[p] != k {
+			t.Errorf("change %s = %q, want %q (all: %v)", p, kinds[p], k, kinds)
+		}
+	}
+	reqs := double.Requests()
+	if len(reqs) < 3 {
+		t.Errorf("the double saw %d requests, want the 2 tool turns and the answer", len(reqs))
+	}
+	for _, q := range reqs {
+		if q.Credential() != realKeyFor(gate.OpenAI) || bytes.Contains(q.Body, []byte(phantom.Reveal())) ||
+			strings.Contains(strings.Join(flatten(q.Header), ""), phantom.Reveal()) {
 			t.Errorf("%s %s: the double must see the real key and never the phantom", q.Method, q.Path)
 		}
+	}
+	for name, s := range map[string]string{"stdout": out.String(), "stderr": errb.String(), "receipt": string(res.Receipt.JSON())} {
+		if strings.Contains(s, realKeyFor(gate.OpenAI)) {
+			t.Errorf("the real key is in the CLI's %s", name)
+		}
+	}
+	if res.Grant.Used.Requests != int64(len(reqs)) || res.Tainted {
+		t.Errorf("grant after the job %+v tainted %v, want %d requests counted, untainted", res.Grant, res.Tainted, len(reqs))
 	}
 }
 

@@ -15,11 +15,20 @@
 // as it streams and a report that differs from the profile ends the
 // run ([Report]).
 //
+// Codex runs as `codex app-server` over the sandbox's stdio
+// ([sandbox.AgentSpec.Stdin]): its native binary is executed directly
+// ([ResolveCodexRuntime]; the npm launcher and node stay outside), its
+// own sandbox is off because it cannot nest inside this boundary (its
+// commands would all fail while its thread still reported
+// workspaceWrite), and the thread report verified before the one turn is
+// exactly dangerFullAccess, approval never, the grant's model, the gate
+// as the only provider, /job/workspace, every MCP server disabled
+// ([CodexReport]): a report that is true inside the boundary, whose
+// containment is the kernel sandbox around the process.
+//
 // # Non-goals
 //
 // Not here yet: the user-facing delegate tool and admission of the
-// candidate's changes (the next issue); Codex behind [Runner.Run] (its
-// spec runs and is tested, but `codex exec` reports no sandbox to verify:
-// the verified path is app-server's thread report); subscription logins;
+// candidate's changes (the next issue); subscription logins;
 // a snapshot of the workspace as the overlay's lower layer.
 package delegation

@@ -84,12 +84,36 @@ func (r *Runner) Qualify(ctx context.Context, rt Runtime) (Qualification, error)
 	switch {
 	case digest != rt.Digest:
 		q.Detail = "the executable changed since it was resolved"
-	case !strings.HasPrefix(version, ClaudeVersion+" "):
-		q.Detail = fmt.Sprintf("version %q inside the sandbox, want %s", version, ClaudeVersion)
+	case !pinnedVersion(rt, version):
+		q.Detail = fmt.Sprintf("version %q inside the sandbox, want %s", version, wantVersion(rt))
 	default:
 		q.Passed = true
 	}
 	return q, storeJSON(r.recordPath(rt.Executable), q)
+}
+
+// pinnedVersion reports whether version, as rt's --version printed it
+// ("2.1.328 (Claude Code)", "codex-cli 0.169.0"), is the pinned one.
+func pinnedVersion(rt Runtime, version string) bool {
+	if rt.IsCodex() {
+		return version == "codex-cli "+CodexVersion
+	}
+	return strings.HasPrefix(version, ClaudeVersion+" ")
+}
+
+func wantVersion(rt Runtime) string {
+	if rt.IsCodex() {
+		return CodexVersion
+	}
+	return ClaudeVersion
+}
+
+// jobSpec is the sandbox spec of rt's candidate job.
+func jobSpec(j Job, port int) sandbox.AgentSpec {
+	if j.Runtime.IsCodex() {
+		return codexSpec(j, port)
+	}
+	return claudeSpec(j, port)
 }
 
 // runVersion runs `<executable> --version` in the candidate profile.
@@ -106,7 +130,7 @@ func (r *Runner) runVersion(ctx context.Context, rt Runtime) (sandbox.Receipt, s
 	defer os.RemoveAll(dir)
 	var seen atomic.Int64
 	var out bytes.Buffer
-	spec := claudeSpec(Job{Runtime: rt, Workspace: ws, CandidateDir: dir}, sandbox.DefaultGatePort)
+	spec := jobSpec(Job{Runtime: rt, Workspace: ws, CandidateDir: dir}, sandbox.DefaultGatePort)
 	spec.Args, spec.Phantom, spec.Stdout = []string{"--version"}, nil, &out
 	spec.Gate = func(ln net.Listener) {
 		for {

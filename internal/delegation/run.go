@@ -16,7 +16,8 @@ import (
 	"github.com/coagent8/coagent8/internal/secret"
 )
 
-// Job is one delegated Claude Code job in the candidate profile. Every
+// Job is one delegated job (Claude Code or Codex, by Runtime.Backend) in
+// the candidate profile. Every
 // field is set by trusted code (the governed delegate path, tests), never
 // taken from the agent.
 type Job struct {
@@ -42,8 +43,9 @@ type Job struct {
 	// Limits are the sandbox limits; zero fields take the sandbox's
 	// defaults, memory 2 GiB.
 	Limits sandbox.Limits
-	// Stdout receives the CLI's stream-json output as it arrives (nil
-	// discards); Stderr its diagnostics.
+	// Stdout receives the CLI's output as it arrives (nil discards):
+	// Claude Code's stream-json, Codex's app-server JSON-RPC transcript
+	// (both directions' server side); Stderr its diagnostics.
 	Stdout, Stderr io.Writer
 }
 
@@ -62,8 +64,14 @@ var _ Gate = (*gate.Gate)(nil)
 type Result struct {
 	// Receipt is the sandbox's containment receipt (profile candidate).
 	Receipt sandbox.Receipt
-	// Report is the CLI's verified startup report.
+	// Report is Claude Code's verified startup report (zero for Codex).
 	Report Report
+	// Codex is Codex's verified startup report (nil for Claude Code).
+	Codex *CodexReport
+	// Final is Codex's final agent message (the last agentMessage item
+	// of its turn): untrusted text. Empty for Claude Code, whose final
+	// message is its stream-json result event in Stdout.
+	Final string
 	// Changes is the candidate's changed-file set against Workspace.
 	Changes []candidate.Change
 	// Grant is the job's grant after the run: its state and final
@@ -103,14 +111,28 @@ func (r *Runner) Run(ctx context.Context, j Job) (Result, error) {
 	revoked := make(chan error, 1)
 	stopRevoke := context.AfterFunc(ctx, func() { revoked <- j.Gate.Revoke(context.WithoutCancel(ctx), j.Grant) })
 	defer stopRevoke()
-	watch := newReportWatch(orDiscard(j.Stdout), j.Model, cancel)
-	spec := claudeSpec(j, sandbox.DefaultGatePort)
-	spec.Stdout, spec.Stderr = watch, orDiscard(j.Stderr)
+	spec := jobSpec(j, sandbox.DefaultGatePort)
+	var watch *reportWatch
+	var cs *codexSession
+	if j.Runtime.IsCodex() {
+		// Codex's report arrives as JSON-RPC results over stdio: the
+		// session asks for it, verifies it and only then starts the turn.
+		cs = newCodexSession(j.Model, j.Prompt, orDiscard(j.Stdout), cancel)
+		spec.Stdout, spec.Stdin = cs.stdout(), cs.inR
+		go cs.drive(ctx)
+	} else {
+		watch = newReportWatch(orDiscard(j.Stdout), j.Model, cancel)
+		spec.Stdout = watch
+	}
+	spec.Stderr = orDiscard(j.Stderr)
 	spec.Gate = func(ln net.Listener) {
 		srv := &http.Server{Handler: j.Gate, ReadHeaderTimeout: 10 * time.Second}
 		_ = srv.Serve(ln)
 	}
 	rec, err := r.sb.RunAgent(ctx, spec)
+	if cs != nil {
+		cs.close() // before cancelled is read: a session failure cancels
+	}
 	cancelled := ctx.Err() != nil
 	if cancelled {
 		rerr := j.Gate.Revoke(context.WithoutCancel(ctx), j.Grant) // idempotent; covers an AfterFunc not yet started
@@ -130,11 +152,18 @@ func (r *Runner) Run(ctx context.Context, j Job) (Result, error) {
 		// Nobody here revoked it: the gate did, on a containment signal.
 		res.Tainted, res.TaintReason = true, "the gate revoked the job's grant during the job (containment event; see the compromise event)"
 	}
-	rep, err := watch.result()
-	if err != nil {
-		return res, err
+	if cs != nil {
+		var crep CodexReport
+		crep, res.Final, err = cs.result()
+		if err != nil {
+			return res, err
+		}
+		res.Codex = &crep
+	} else {
+		if res.Report, err = watch.result(); err != nil {
+			return res, err
+		}
 	}
-	res.Report = rep
 	res.Changes, err = candidate.Changes(j.Workspace, j.CandidateDir+"/upper")
 	return res, errors.Join(err, gerr)
 }
