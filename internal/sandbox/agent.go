@@ -168,6 +168,9 @@ func (s *Sandbox) admitAgent(spec AgentSpec) (job, error) {
 			return job{}, err
 		}
 	}
+	if j.git, err = s.admitAgentGit(j); err != nil {
+		return job{}, err
+	}
 	return j, nil
 }
 

@@ -36,6 +36,9 @@ type job struct {
 	// verifyUpper, with readWS, is the verify profile: the candidate's
 	// upper layer stacked read-only on the projection (verify.go); "".
 	verifyUpper string
+	// git is the git directory a read or candidate workspace's .git file
+	// points to outside it; nil otherwise.
+	git *gitRoots
 }
 
 // bind is one read-only host path made visible inside the sandbox.

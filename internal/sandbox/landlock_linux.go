@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -58,7 +59,11 @@ func (p *plan) landlock(gatePort int, roWorkspace bool) {
 	// The kernel's struct is the first three fields (ABI ≤ 9).
 	p.add("landlock", sysOp{nr: unix.SYS_LANDLOCK_CREATE_RULESET,
 		args: [6]uintptr{uintptr(unsafe.Pointer(attr)), 24, 0}, out: regRuleset})
-	for _, r := range landlockRules {
+	rules := slices.Clone(landlockRules)
+	for _, d := range p.extraRW {
+		rules = append(rules, landlockRule{d, llRWDirsRef})
+	}
+	for _, r := range rules {
 		if roWorkspace && r.path == insideWorkspace {
 			r.access = llRODirs
 		}

@@ -74,6 +74,9 @@ func (p *plan) root(j job, jobRoot string) error {
 		}
 		p.bind(root, filepath.Join(jobRoot, d), root+"/job/"+d, true, attrRW)
 	}
+	if j.git != nil {
+		p.gitView(j.git, jobRoot, root, p.fdGit)
+	}
 	for _, b := range j.binds {
 		p.bindNoSymlinks(root, b.Src, root+b.Dst, b.Dir, attrRO)
 	}

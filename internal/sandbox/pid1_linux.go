@@ -110,7 +110,7 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 			f.Close()
 		}
 	}
-	if len(tasks) > maxChildFds-fdV1Tasks-2 {
+	if len(tasks) > maxChildFds-fdV1Tasks-3 {
 		closeTasks()
 		return nil, unavailable("cgroup_join", "at most 8 v1 cgroup hierarchies", fmt.Errorf("%d", len(tasks)))
 	}
@@ -154,6 +154,17 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 			return nil, err
 		}
 		tasks = append(tasks, tree)
+	}
+	if j.git != nil {
+		tree, err := prepareGit(j.git, root)
+		if err != nil {
+			closeTasks()
+			abandon()
+			return nil, err
+		}
+		if tree != nil {
+			tasks = append(tasks, tree)
+		}
 	}
 	files, err := openChildFiles(tasks, j.gate != nil && j.gate.stdin != nil)
 	if err != nil {

@@ -47,8 +47,11 @@ type plan struct {
 	names []string
 	keep  []any // memory the ops point into
 	// fdTree is PID 1's descriptor of the supervisor's idmapped candidate
-	// lower tree, or -1.
-	fdTree int
+	// lower tree, or -1; fdGit the same for the git view (gitRoots).
+	fdTree, fdGit int
+	// extraRW are further directories Landlock grants read-write (the
+	// candidate's git view).
+	extraRW []string
 }
 
 // cstr returns a NUL-terminated copy of s kept alive by the plan.
@@ -187,7 +190,7 @@ const atFDCWD = ^uintptr(0) - 99 // -100
 // privilege, Landlock, seccomp. v1Tasks is the number of v1 cgroup "tasks"
 // descriptors at fdV1Tasks.
 func compilePlan(j job, jobRoot string, v1Tasks int, dropUID bool) (*plan, error) {
-	p := &plan{fdTree: -1}
+	p := &plan{fdTree: -1, fdGit: -1}
 	for fd := fdV1Tasks; fd < fdV1Tasks+v1Tasks; fd++ {
 		// A process moving itself skips the global threadgroup lock a
 		// write by the supervisor would take (see openV1Tasks).
@@ -196,7 +199,8 @@ func compilePlan(j job, jobRoot string, v1Tasks int, dropUID bool) (*plan, error
 	}
 	p.call("new session", unix.SYS_SETSID)
 	// Extra descriptors follow the v1 tasks files, in this order
-	// (startPID1): the gate socket, the idmapped candidate tree.
+	// (startPID1): the gate socket, the idmapped candidate tree, the
+	// idmapped git directory.
 	port, next := 0, fdV1Tasks+v1Tasks
 	if j.gate != nil {
 		port = j.gate.port
@@ -205,6 +209,10 @@ func compilePlan(j job, jobRoot string, v1Tasks int, dropUID bool) (*plan, error
 	}
 	if (j.candidate != nil || j.readWS != "") && dropUID {
 		p.fdTree = next
+		next++
+	}
+	if j.git != nil && dropUID {
+		p.fdGit = next
 	}
 	if err := p.root(j, jobRoot); err != nil {
 		return nil, err

@@ -1,0 +1,163 @@
+//go:build linux && amd64
+
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coagent8/coagent8/internal/candidate"
+	"github.com/coagent8/coagent8/internal/fault"
+)
+
+// hostGit runs the host's git in dir with a fixed identity, no hooks and
+// no user configuration.
+func hostGit(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "core.hooksPath=/dev/null", "-c", "protocol.file.allow=always"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=u", "GIT_AUTHOR_EMAIL=u@example.invalid", "GIT_COMMITTER_NAME=u", "GIT_COMMITTER_EMAIL=u@example.invalid"}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// gitLayout is a workspace whose .git file points outside it, and the
+// host directory holding its git directory (byte-identical afterwards).
+type gitLayout struct{ ws, gitHome string }
+
+// linkedWorktree: main repository M, workspace = `git worktree add` of
+// it on a branch (.git: "gitdir: M/.git/worktrees/wt", absolute).
+func linkedWorktree(t *testing.T) gitLayout {
+	m := t.TempDir()
+	writeTree(t, m, map[string]string{"a.txt": "a\n"})
+	hostGit(t, m, "init", "-q", "-b", "main")
+	hostGit(t, m, "add", ".")
+	hostGit(t, m, "commit", "-q", "-m", "base")
+	ws := filepath.Join(t.TempDir(), "wt")
+	hostGit(t, m, "worktree", "add", "-q", "-b", "topic", ws)
+	return gitLayout{ws: ws, gitHome: m}
+}
+
+// submoduleCheckout: superproject S with submodule "sub"; workspace =
+// S/sub (.git: "gitdir: ../.git/modules/sub", relative, and core.worktree
+// "../../../sub" in that git directory's config).
+func submoduleCheckout(t *testing.T) gitLayout {
+	lib, s := t.TempDir(), t.TempDir()
+	writeTree(t, lib, map[string]string{"a.txt": "a\n"})
+	hostGit(t, lib, "init", "-q", "-b", "main")
+	hostGit(t, lib, "add", ".")
+	hostGit(t, lib, "commit", "-q", "-m", "lib")
+	hostGit(t, s, "init", "-q", "-b", "main")
+	hostGit(t, s, "submodule", "add", "-q", lib, "sub")
+	hostGit(t, s, "commit", "-q", "-m", "super")
+	hostGit(t, filepath.Join(s, "sub"), "checkout", "-q", "-b", "topic")
+	return gitLayout{ws: filepath.Join(s, "sub"), gitHome: filepath.Join(s, ".git")}
+}
+
+const agentIdent = "export GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=a@example.invalid GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=a@example.invalid\n"
+
+// TestGitDirOutsideWorkspace: for a linked worktree and a submodule
+// checkout as the workspace, git status, diff and commit work inside the
+// candidate profile with the real git (the common directory projected,
+// its writes in the candidate's git layer), git status and diff work in
+// the read profile (commit fails: read-only); the agent's hook and
+// core.fsmonitor in its git directory stay in the candidate; the user's
+// repository (work tree and whole git directory) is byte-identical; the
+// candidate's change set holds the edit, not the git directory's writes
+// (issue 15 scope 1).
+func TestGitDirOutsideWorkspace(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		layout func(*testing.T) gitLayout
+	}{{"worktree", linkedWorktree}, {"submodule", submoduleCheckout}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestSandbox(t)
+			l := tc.layout(t)
+			before, beforeGit := treeHash(t, l.ws), treeHash(t, l.gitHome)
+			canary := filepath.Join(t.TempDir(), "hook-ran")
+			script := `set -e; cd /job/workspace
+` + agentIdent + `git rev-parse --show-toplevel; echo changed >> a.txt; git status --porcelain; git diff --stat | tail -1
+git commit -qam "agent edit"; git log --oneline | wc -l; git status --porcelain
+cd "$(git rev-parse --git-common-dir)"; printf '#!/bin/sh\ntouch ` + canary + `\n' > hooks/pre-commit; chmod +x hooks/pre-commit
+git config core.fsmonitor "touch ` + canary + `"`
+			dir := t.TempDir()
+			var out bytes.Buffer
+			r, err := s.runAgentUnqualified(t, AgentSpec{Spec: Spec{Path: "/usr/bin/dash", Args: []string{"-c", script}, Stdout: &out, Stderr: &out},
+				Gate: func(net.Listener) {}, Candidate: &Candidate{Workspace: l.ws, Dir: dir}})
+			if err != nil || !r.Exit.Success() {
+				t.Fatalf("candidate run: %v exit %+v\n%s", err, r.Exit, out.String())
+			}
+			if got, want := out.String(), "/job/workspace\n M a.txt\n 1 file changed, 1 insertion(+)\n2\n"; got != want {
+				t.Errorf("git inside the candidate printed %q, want %q", got, want)
+			}
+			if after := treeHash(t, l.ws); after != before {
+				t.Errorf("the user's work tree changed")
+			}
+			if after := treeHash(t, l.gitHome); after != beforeGit {
+				t.Errorf("the user's git directory changed")
+			}
+			if _, err := os.Stat(canary); !os.IsNotExist(err) {
+				t.Errorf("a hook the agent wrote ran (canary %v)", err)
+			}
+			ch, err := candidate.Changes(l.ws, filepath.Join(dir, "upper"))
+			if err != nil || len(ch) != 1 || ch[0].Path != "a.txt" {
+				t.Errorf("candidate changes %+v (%v), want a.txt only", ch, err)
+			}
+			if got := hostGit(t, l.ws, "log", "--oneline"); strings.Count(got, "\n") != 0 {
+				t.Errorf("the agent's commit reached the user's repository:\n%s", got)
+			}
+
+			out.Reset()
+			read := `cd /job/workspace; git status --porcelain; (echo x >> a.txt) 2>/dev/null || echo ro
+git diff --stat; ` + agentIdent + `git commit -q --allow-empty -m x 2>/dev/null || echo no-commit; git log --oneline | wc -l`
+			r, err = s.runAgentUnqualified(t, AgentSpec{Spec: Spec{Path: "/usr/bin/dash", Args: []string{"-c", read}, Stdout: &out, Stderr: &out},
+				Gate: func(net.Listener) {}, Read: l.ws})
+			if err != nil || !r.Exit.Success() {
+				t.Fatalf("read run: %v exit %+v\n%s", err, r.Exit, out.String())
+			}
+			if got, want := out.String(), "ro\nno-commit\n1\n"; got != want {
+				t.Errorf("git inside the read profile printed %q, want %q", got, want)
+			}
+			if after := treeHash(t, l.gitHome); after != beforeGit {
+				t.Errorf("the user's git directory changed in the read profile")
+			}
+		})
+	}
+}
+
+// TestGitDirRefusals: a .git file that names no git directory, or one
+// whose target is not named like a repository's git directory (a stray
+// "gitdir: $HOME" must not project it), refuses the job before anything
+// runs: INVALID_INPUT sandbox.gitdir.
+func TestGitDirRefusals(t *testing.T) {
+	s := newTestSandbox(t)
+	notGit := t.TempDir()
+	writeTree(t, notGit, map[string]string{"HEAD": "ref: refs/heads/main\n", "objects/": ""})
+	for name, body := range map[string]string{
+		"garbage":  "not a gitdir line\n",
+		"missing":  "gitdir: /nonexistent/.git\n",
+		"unnamed":  "gitdir: " + notGit + "\n",
+		"relative": "gitdir: ../../..\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			ws := t.TempDir()
+			writeTree(t, ws, map[string]string{".git": body})
+			_, err := s.runAgentUnqualified(t, AgentSpec{Spec: Spec{Path: "/usr/bin/true"}, Gate: func(net.Listener) {},
+				Candidate: &Candidate{Workspace: ws, Dir: t.TempDir()}})
+			var fe *fault.Error
+			if !fault.HasCode(err, fault.InvalidInput) || !errors.As(err, &fe) || fe.Reason != reasonGitDir {
+				t.Errorf("err = %v, want INVALID_INPUT %s", err, reasonGitDir)
+			}
+		})
+	}
+}
