@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/coagent8/coagent8/internal/quarantine"
+	"github.com/coagent8/coagent8/internal/verify"
 )
 
 // Budget is the ceiling the user approved for a job; zero fields are not
@@ -38,6 +39,10 @@ type Candidate struct {
 	Digest   string
 	Findings []quarantine.Finding
 	Message  []byte
+	// Verification is the user's checks run on the candidate in the
+	// verify profile before it was attached; nil for a job stored
+	// before checks were recorded.
+	Verification *Verification
 	// Taint, when set, is the reason a containment event during the job
 	// taints the candidate (e.g. "gate.revoked"): [Store.Attach] ends the
 	// job tainted in the same write, so it is never admissible unacknowledged.
@@ -60,4 +65,14 @@ type Job struct {
 	AdmittedBy                string
 	AdmittedDigest            string
 	Admitted                  time.Time
+}
+
+// Verification is what the user's configured checks (verify.commands)
+// reported on a candidate: each check's real exit status, bounded
+// redacted output tails (untrusted bytes: the check ran the agent's
+// code) and receipt, or, when none ran, Note saying why (e.g. "no checks
+// configured"). A failing check does not fail the job.
+type Verification struct {
+	Note   string         `json:"note,omitempty"`
+	Checks []verify.Check `json:"checks"`
 }

@@ -11,7 +11,7 @@ import (
 )
 
 const columns = `id, workspace, base, backend, model, budget, state, reason, supervisor_pid, supervisor_start,
-	created_at, updated_at, expires_at, patch, patch_digest, findings, message, admitted_by, admitted_digest, admitted_at`
+	created_at, updated_at, expires_at, patch, patch_digest, findings, message, admitted_by, admitted_digest, admitted_at, checks`
 
 // Get returns job id; an unknown id is INVALID_INPUT job.unknown.
 func (s *Store) Get(ctx context.Context, id string) (Job, error) {
@@ -59,10 +59,10 @@ func scan(r scanner) (Job, error) {
 	var budget, state, findings string
 	var created, updated, expires, admitted int64
 	var patch, message []byte
-	var digest string
+	var digest, checks string
 	err := r.Scan(&j.ID, &j.Workspace, &j.Base, &j.Backend, &j.Model, &budget, &state, &j.Reason,
 		&j.SupervisorPID, &j.SupervisorStart, &created, &updated, &expires, &patch, &digest, &findings,
-		&message, &j.AdmittedBy, &j.AdmittedDigest, &admitted)
+		&message, &j.AdmittedBy, &j.AdmittedDigest, &admitted, &checks)
 	if err != nil {
 		return Job{}, err
 	}
@@ -80,6 +80,12 @@ func scan(r scanner) (Job, error) {
 		j.Candidate = &Candidate{Patch: patch, Digest: digest, Message: message}
 		if err := json.Unmarshal([]byte(findings), &j.Candidate.Findings); err != nil {
 			return Job{}, err
+		}
+		if checks != "" {
+			j.Candidate.Verification = new(Verification)
+			if err := json.Unmarshal([]byte(checks), j.Candidate.Verification); err != nil {
+				return Job{}, err
+			}
 		}
 	}
 	return j, nil

@@ -32,4 +32,9 @@ CREATE INDEX jobs_running ON jobs(state) WHERE state = 'running';
 -- Quarantine evidence (issue 16 scope 7): bounded, secret-free JSON
 -- written by Store.Quarantine.
 ALTER TABLE jobs ADD COLUMN evidence TEXT NOT NULL DEFAULT '';
+`}, {Version: 3, SQL: `
+-- The user's checks on the candidate (issue 16 scope 4): a JSON
+-- Verification, '' for a job stored before this column existed or one
+-- whose candidate was never attached.
+ALTER TABLE jobs ADD COLUMN checks TEXT NOT NULL DEFAULT '';
 `}}

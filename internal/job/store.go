@@ -98,12 +98,21 @@ func (s *Store) Attach(ctx context.Context, id string, c Candidate) (State, erro
 	}
 	f, _ := json.Marshal(c.Findings)
 	res, err := s.db.ExecContext(ctx, `UPDATE jobs SET state=?, reason=?, patch=?, patch_digest=?, findings=?,
-		message=?, updated_at=? WHERE id=? AND state='running'`,
-		to.String(), reason, c.Patch, c.Digest, string(f), c.Message, s.now().UnixMilli(), id)
+		message=?, checks=?, updated_at=? WHERE id=? AND state='running'`,
+		to.String(), reason, c.Patch, c.Digest, string(f), c.Message, verificationJSON(c.Verification), s.now().UnixMilli(), id)
 	if err := s.changed(ctx, id, res, err); err != nil {
 		return 0, err
 	}
 	return to, nil
+}
+
+// verificationJSON is the stored form of v ('' for nil).
+func verificationJSON(v *Verification) string {
+	if v == nil {
+		return ""
+	}
+	b, _ := json.Marshal(v) // plain strings and numbers: cannot fail
+	return string(b)
 }
 
 // Transition moves job id from one of from to to with reason. A job in
