@@ -106,7 +106,7 @@ func (s *Store) Attach(ctx context.Context, id string, c Candidate) (State, erro
 	return to, nil
 }
 
-// verificationJSON is the stored form of v ('' for nil).
+// verificationJSON is the stored form of v (” for nil).
 func verificationJSON(v *Verification) string {
 	if v == nil {
 		return ""
