@@ -67,6 +67,29 @@ ALTER TABLE gate_grants ADD COLUMN long_cr REAL NOT NULL DEFAULT 0;
 -- Issue 18 scope 4: unmetered routes (token counting, model listing) have
 -- attempt rows too, reserving nothing; route is "METHOD /path".
 ALTER TABLE gate_reservations ADD COLUMN route TEXT NOT NULL DEFAULT '';
+`}, {Version: 6, SQL: `
+-- Issue 18 performance: without AUTOINCREMENT. Every admission wrote
+-- sqlite_sequence too, one of the five or six WAL pages of the pre-send
+-- transaction. Rows are never deleted, so the plain rowid is max(id)+1 as
+-- before: ids stay unique and increasing (a rolled-back insert's id was
+-- handed out again under AUTOINCREMENT too).
+CREATE TABLE gate_reservations_v6 (
+	id INTEGER PRIMARY KEY,
+	grant_id TEXT NOT NULL REFERENCES gate_grants(id),
+	created_at INTEGER NOT NULL,
+	tokens INTEGER NOT NULL, spend INTEGER NOT NULL,
+	settled_at INTEGER, outcome TEXT, settled_tokens INTEGER, settled_spend INTEGER,
+	attempt TEXT NOT NULL DEFAULT 'decided',
+	decision TEXT NOT NULL DEFAULT '',
+	sent_at INTEGER,
+	route TEXT NOT NULL DEFAULT ''
+);
+INSERT INTO gate_reservations_v6 (id, grant_id, created_at, tokens, spend, settled_at, outcome,
+	settled_tokens, settled_spend, attempt, decision, sent_at, route)
+	SELECT id, grant_id, created_at, tokens, spend, settled_at, outcome,
+	settled_tokens, settled_spend, attempt, decision, sent_at, route FROM gate_reservations;
+DROP TABLE gate_reservations;
+ALTER TABLE gate_reservations_v6 RENAME TO gate_reservations;
 `}}
 
 // ledger keeps grants and reservations in the shared SQLite database.
