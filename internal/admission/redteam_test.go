@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/job"
 	"github.com/coagent8/coagent8/internal/quarantine"
@@ -144,7 +145,7 @@ func TestAdmitRefusesJobQuarantinedMidway(t *testing.T) {
 		reason string
 	}{
 		{"quarantined", func(f *fixture, id string) error {
-			_, err := f.jobs.Quarantine(t0, id, job.Containment{Revoker: noRevoker{}, Trigger: "operator", Actor: "u"})
+			_, err := f.jobs.Quarantine(t0, id, job.Containment{Revoker: noRevoker{}, Trigger: "operator", Actor: "u", Events: event.Discard{}})
 			return err
 		}, ReasonUnacknowledged},
 		{"rejected", func(f *fixture, id string) error { return f.jobs.Reject(t0, id, "u") }, "admission.rejected"},

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coagent8/coagent8/internal/admission"
-	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/gate"
 	"github.com/coagent8/coagent8/internal/job"
 )
@@ -39,14 +38,11 @@ func (a *app) quarantine(ctx context.Context, id string) error {
 	}
 	defer closeGate()
 	return a.withJobs(ctx, func(jobs *job.Store, _ *admission.Admitter) error {
-		ev, err := jobs.Quarantine(ctx, id, job.Containment{Revoker: g, Trigger: "operator", Actor: terminalActor()})
 		events, closeEvents := a.eventSink(a.logger())
 		defer closeEvents()
-		e := event.Event{Type: gate.TypeCompromise, Reason: job.ReasonQuarantined, IDs: map[string]string{"job": id, "actor": terminalActor()}}
-		if err != nil {
-			e.Type, e.Reason = event.TypeRefusal, "quarantine.failed"
-		}
-		events.Record(e)
+		// The same one action as a containment event during a job
+		// (governor's finishJob): Quarantine records the security event.
+		ev, err := jobs.Quarantine(ctx, id, job.Containment{Revoker: g, Trigger: "operator", Actor: terminalActor(), Events: events})
 		if err != nil {
 			return err
 		}

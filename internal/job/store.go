@@ -87,7 +87,10 @@ func storeError(err error) error {
 // Attach stores a running job's candidate and ends the job succeeded, or
 // tainted when c.Taint is set (reason c.Taint) or a finding blocks
 // ([quarantine.Tainted], reason quarantine.findings), in one write. A job
-// that is not running is INVALID_INPUT job.state (see [StateError]).
+// quarantined while it ran ([Store.Quarantine]: tainted, reason
+// [ReasonQuarantined], no candidate yet) gets its candidate stored and
+// stays tainted with its reason and evidence. Any other job that is not
+// running is INVALID_INPUT job.state (see [StateError]).
 func (s *Store) Attach(ctx context.Context, id string, c Candidate) (State, error) {
 	to, reason := Succeeded, ""
 	switch {
@@ -97,16 +100,23 @@ func (s *Store) Attach(ctx context.Context, id string, c Candidate) (State, erro
 		to, reason = Tainted, "quarantine.findings"
 	}
 	f, _ := json.Marshal(c.Findings)
-	res, err := s.db.ExecContext(ctx, `UPDATE jobs SET state=?, reason=?, patch=?, patch_digest=?, findings=?,
-		message=?, checks=?, updated_at=? WHERE id=? AND state='running'`,
-		to.String(), reason, c.Patch, c.Digest, string(f), c.Message, verificationJSON(c.Verification), s.now().UnixMilli(), id)
+	res, err := s.db.ExecContext(ctx, `UPDATE jobs SET
+		state=CASE WHEN state='running' THEN ? ELSE state END, reason=CASE WHEN state='running' THEN ? ELSE reason END,
+		patch=?, patch_digest=?, findings=?, message=?, checks=?, updated_at=?
+		WHERE id=? AND (state='running' OR state='tainted' AND reason=? AND patch_digest='')`,
+		to.String(), reason, c.Patch, c.Digest, string(f), c.Message, verificationJSON(c.Verification), s.now().UnixMilli(),
+		id, ReasonQuarantined)
 	if err := s.changed(ctx, id, res, err); err != nil {
 		return 0, err
 	}
-	return to, nil
+	j, err := s.Get(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	return j.State, nil
 }
 
-// verificationJSON is the stored form of v (” for nil).
+// verificationJSON is the stored form of v (empty for nil).
 func verificationJSON(v *Verification) string {
 	if v == nil {
 		return ""

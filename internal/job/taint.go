@@ -6,9 +6,20 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
 )
+
+// TypeCompromise is the security event type of a quarantine (the gate's
+// gate.TypeCompromise, restated: the gate's own containment event and the
+// quarantine that answers it are one kind).
+const TypeCompromise event.Type = "compromise"
+
+// ReasonQuarantineFailed is the refusal event's reason of a quarantine
+// that did not complete (the error says why).
+const ReasonQuarantineFailed = "quarantine.failed"
 
 // Reasons of a quarantine (issue 16 scope 7).
 const (
@@ -47,6 +58,13 @@ type Containment struct {
 	// such as "compromise.unadmitted_route"); Actor who. Both are cut to
 	// 200 bytes and must not carry secrets: they are stored as given.
 	Trigger, Actor string
+	// Events receives the quarantine's one security event: a
+	// [TypeCompromise] event with reason [ReasonQuarantined] and the ids
+	// (job, trigger, actor, revoked grants), or a refusal event with
+	// reason [ReasonQuarantineFailed] when it did not complete. Required:
+	// the terminal's `coagent8 quarantine` and a containment event during
+	// a job both answer through Quarantine, and both leave the event.
+	Events event.Sink
 }
 
 // Evidence is the bounded, secret-free record of a quarantine: ids,
@@ -77,13 +95,31 @@ var quarantinable = []State{Running, Succeeded, Tainted, Failed, Cancelled}
 // stored but are admissible only with the taint acknowledged
 // (admission's "tainted") — with reason [ReasonQuarantined] and the
 // evidence. Quarantining a tainted job again replaces its evidence.
+// A job quarantined while running keeps its place for the candidate:
+// [Store.Attach] still stores it, and the job stays tainted.
 // Errors: INVALID_INPUT job.unknown; PROCESS_ERROR quarantine.revoke (the
 // grants could not be revoked; the job is unchanged); INVALID_INPUT
 // job.state for an admitted, rejected or expired job (after revoking).
 func (s *Store) Quarantine(ctx context.Context, id string, c Containment) (Evidence, error) {
-	if c.Revoker == nil {
-		return Evidence{}, errors.New("job: Quarantine needs a Revoker")
+	if c.Revoker == nil || c.Events == nil {
+		return Evidence{}, errors.New("job: Quarantine needs a Revoker and an event sink")
 	}
+	ev, err := s.quarantine(ctx, id, c)
+	e := event.Event{Type: TypeCompromise, Reason: ReasonQuarantined, Detail: fmt.Sprintf("revoked %d grant(s); tree ended: %t", len(ev.RevokedGrants), ev.TreeEnded),
+		IDs: map[string]string{"job": bounded(id), "trigger": ev.Trigger, "actor": ev.Actor, "grants": strings.Join(ev.RevokedGrants, ",")}}
+	if err != nil {
+		e.Type, e.Reason, e.Code, e.Detail = event.TypeRefusal, ReasonQuarantineFailed, string(fault.From(err).Code), fault.From(err).Reason
+		e.IDs["trigger"], e.IDs["actor"] = bounded(c.Trigger), bounded(c.Actor)
+	}
+	if rerr := c.Events.Record(e); rerr != nil && err == nil {
+		// The job is tainted and its grants revoked; only the record is
+		// missing, and that must not pass silently.
+		err = fault.Wrap(fault.HistoryError, ReasonQuarantineFailed, "The job was quarantined but its security event could not be recorded.", rerr)
+	}
+	return ev, err
+}
+
+func (s *Store) quarantine(ctx context.Context, id string, c Containment) (Evidence, error) {
 	j, err := s.Get(ctx, id)
 	if err != nil {
 		return Evidence{}, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/job"
 )
@@ -24,7 +25,7 @@ func TestJobCandidatesQuarantined(t *testing.T) {
 	state := t.TempDir()
 	co := newCheckout(t, state)
 	id := co.job(t, map[string]string{"q.txt": "q\n"})
-	if _, err := co.jobs.Quarantine(ctx, id, job.Containment{Revoker: revokeNothing{}, Trigger: "compromise.unadmitted_route", Actor: "gate"}); err != nil {
+	if _, err := co.jobs.Quarantine(ctx, id, job.Containment{Revoker: revokeNothing{}, Trigger: "compromise.unadmitted_route", Actor: "gate", Events: event.Discard{}}); err != nil {
 		t.Fatal(err)
 	}
 	src := NewJobCandidates(co.jobs, co.adm)
