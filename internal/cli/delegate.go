@@ -31,7 +31,7 @@ const UnsafeUpstreamVar = "COAGENT8_UNSAFE_LOOPBACK_UPSTREAM"
 
 // lazyDelegation opens what delegate jobs run on — the job store, the
 // in-process gate, the candidate sandbox and the qualified pinned Claude
-// Code — on the first approved job, and closes it with the stack.
+// Code or Codex — on the first approved job, and closes it with the stack.
 type lazyDelegation struct {
 	a      *app
 	log    *slog.Logger
@@ -132,17 +132,23 @@ func (l *lazyDelegation) gate(ctx context.Context) (*gate.Gate, error) {
 	return g, nil
 }
 
-// runtime resolves and qualifies the pinned CLI of backend (claude only:
-// the governor refuses the others first).
+// runtime resolves and qualifies the pinned CLI of backend: Claude Code,
+// or Codex's native binary behind its npm launcher (the governor refuses
+// the others first).
 func (l *lazyDelegation) runtime(ctx context.Context, r *delegation.Runner, backend string) (delegation.Runtime, error) {
-	if backend != "claude" {
-		return delegation.Runtime{}, fault.New(fault.Unsupported, governor.ReasonBackend, "delegate runs Claude Code only")
+	resolve, name, pathVar, label := delegation.ResolveRuntime, "claude", "CLAUDE_PATH", "Claude Code"
+	switch backend {
+	case "claude":
+	case "codex":
+		resolve, name, pathVar, label = delegation.ResolveCodexRuntime, "codex", "CODEX_PATH", "Codex"
+	default:
+		return delegation.Runtime{}, fault.New(fault.Unsupported, governor.ReasonBackend, "delegate runs Claude Code and Codex only")
 	}
-	path, _, err := process.Resolve(l.a.env, "claude", "CLAUDE_PATH")
+	path, _, err := process.Resolve(l.a.env, name, pathVar)
 	if err != nil {
 		return delegation.Runtime{}, err
 	}
-	rt, err := delegation.ResolveRuntime(path)
+	rt, err := resolve(path)
 	if err != nil {
 		return rt, err
 	}
@@ -152,7 +158,7 @@ func (l *lazyDelegation) runtime(ctx context.Context, r *delegation.Runner, back
 	}
 	if !q.Passed {
 		return rt, fault.New(fault.SandboxUnavailable, "delegation.runtime_unqualified",
-			"the pinned Claude Code did not qualify for the candidate profile on this host: "+q.Detail)
+			"the pinned "+label+" did not qualify for the candidate profile on this host: "+q.Detail)
 	}
 	return rt, nil
 }
@@ -179,7 +185,7 @@ func newDelegateCmd(a *app) *cobra.Command {
 	}
 	fl := c.Flags()
 	fl.StringVar(&o.workspace, "workspace", "", "the Git work tree's top level (default: the current directory)")
-	fl.StringVar(&o.backend, "backend", "claude", "claude (codex and agy are not supported yet)")
+	fl.StringVar(&o.backend, "backend", "claude", "claude or codex (agy is not supported yet)")
 	fl.StringVar(&o.model, "model", "", "model id (default: the backend's default; still governed)")
 	fl.StringVar(&o.effort, "reasoning-effort", "", "reasoning effort")
 	fl.StringVar(&o.base, "base", "", "HEAD (default) or its commit id")
