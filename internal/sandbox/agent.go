@@ -82,6 +82,9 @@ type AgentSpec struct {
 	// the user's workspace (the candidate profile, issue 15 scope 1);
 	// Spec.Input must then be empty.
 	Candidate *Candidate
+	// Pinned are read-only files bound by the content their check saw,
+	// not by path ([Pin]): the runtime's executables.
+	Pinned []Pin
 }
 
 // Candidate is the copy-on-write workspace of the candidate profile. The
@@ -169,6 +172,9 @@ func (s *Sandbox) admitAgent(spec AgentSpec) (job, error) {
 		}
 	}
 	if j.git, err = s.admitAgentGit(j); err != nil {
+		return job{}, err
+	}
+	if j.pins, err = admitPins(spec.Pinned, j.binds); err != nil {
 		return job{}, err
 	}
 	return j, nil

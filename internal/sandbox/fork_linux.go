@@ -48,8 +48,8 @@ const (
 
 // maxChildFds bounds forkSpec.fds: stdio, status, sync, up to 8 v1
 // tasks files, the agent profile's gate socket, the candidate's lower
-// tree and the git view's tree.
-const maxChildFds = 16
+// tree, the git view's tree and up to maxPins pinned files.
+const maxChildFds = 20
 
 // Status records the child writes on fdStatus, each 16 bytes in one write.
 const (

@@ -39,6 +39,8 @@ type job struct {
 	// git is the git directory a read or candidate workspace's .git file
 	// points to outside it; nil otherwise.
 	git *gitRoots
+	// pins are the binds attached from a checked detached mount ([Pin]).
+	pins []pinned
 }
 
 // bind is one read-only host path made visible inside the sandbox.

@@ -77,7 +77,11 @@ func (p *plan) root(j job, jobRoot string) error {
 	if j.git != nil {
 		p.gitView(j.git, jobRoot, root, p.fdGit)
 	}
-	for _, b := range j.binds {
+	for i, b := range j.binds {
+		if fd, ok := p.fdPins[i]; ok {
+			p.attachPinned(root, b.Dst, fd)
+			continue
+		}
 		p.bindNoSymlinks(root, b.Src, root+b.Dst, b.Dir, attrRO)
 	}
 	p.pivot(root)

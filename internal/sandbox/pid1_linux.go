@@ -110,7 +110,7 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 			f.Close()
 		}
 	}
-	if len(tasks) > maxChildFds-fdV1Tasks-3 {
+	if len(tasks) > maxChildFds-fdV1Tasks-3-maxPins {
 		closeTasks()
 		return nil, unavailable("cgroup_join", "at most 8 v1 cgroup hierarchies", fmt.Errorf("%d", len(tasks)))
 	}
@@ -166,6 +166,13 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 			tasks = append(tasks, tree)
 		}
 	}
+	pins, err := pinTrees(j.pins)
+	if err != nil {
+		closeTasks()
+		abandon()
+		return nil, err
+	}
+	tasks = append(tasks, pins...)
 	files, err := openChildFiles(tasks, j.gate != nil && j.gate.stdin != nil)
 	if err != nil {
 		abandon()

@@ -49,6 +49,9 @@ type plan struct {
 	// fdTree is PID 1's descriptor of the supervisor's idmapped candidate
 	// lower tree, or -1; fdGit the same for the git view (gitRoots).
 	fdTree, fdGit int
+	// fdPins are PID 1's descriptors of the pinned files' mounts, by bind
+	// index.
+	fdPins map[int]int
 	// extraRW are further directories Landlock grants read-write (the
 	// candidate's git view).
 	extraRW []string
@@ -200,7 +203,7 @@ func compilePlan(j job, jobRoot string, v1Tasks int, dropUID bool) (*plan, error
 	p.call("new session", unix.SYS_SETSID)
 	// Extra descriptors follow the v1 tasks files, in this order
 	// (startPID1): the gate socket, the idmapped candidate tree, the
-	// idmapped git directory.
+	// idmapped git directory, the pinned files.
 	port, next := 0, fdV1Tasks+v1Tasks
 	if j.gate != nil {
 		port = j.gate.port
@@ -213,6 +216,12 @@ func compilePlan(j job, jobRoot string, v1Tasks int, dropUID bool) (*plan, error
 	}
 	if j.git != nil && dropUID {
 		p.fdGit = next
+		next++
+	}
+	p.fdPins = map[int]int{}
+	for _, pin := range j.pins {
+		p.fdPins[pin.bind] = next
+		next++
 	}
 	if err := p.root(j, jobRoot); err != nil {
 		return nil, err

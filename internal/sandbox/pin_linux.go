@@ -1,0 +1,81 @@
+//go:build linux && amd64
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/coagent8/coagent8/internal/fault"
+)
+
+// testOnlyAfterPin, when set, runs after each pin's check and before the
+// fork: a test replaces the file at the path there, as an update racing
+// the run would.
+var testOnlyAfterPin func(path string)
+
+// pinTrees clones each pinned file as a detached mount (not following a
+// final symlink), checks it through that mount and returns the mounts,
+// in order, for PID 1 to attach. On an error every mount made is closed.
+func pinTrees(pins []pinned) ([]*os.File, error) {
+	var trees []*os.File
+	fail := func(err error) ([]*os.File, error) {
+		for _, t := range trees {
+			t.Close()
+		}
+		return nil, err
+	}
+	for _, p := range pins {
+		fd, err := unix.OpenTree(unix.AT_FDCWD, p.path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_SYMLINK_NOFOLLOW)
+		if err != nil {
+			return fail(unavailable("pin", "a clone of the pinned file "+p.path+" (open_tree)", err))
+		}
+		tree := os.NewFile(uintptr(fd), "pin")
+		trees = append(trees, tree)
+		if err := checkPinned(p, fd); err != nil {
+			return fail(err)
+		}
+		if testOnlyAfterPin != nil {
+			testOnlyAfterPin(p.path)
+		}
+	}
+	return trees, nil
+}
+
+// checkPinned opens the detached mount's file read-only (a regular file,
+// by its descriptor) and runs the pin's check on it.
+func checkPinned(p pinned, tree int) error {
+	f, err := os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", tree), os.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return unavailable("pin", "the pinned file "+p.path+", opened through its mount", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return unavailable("pin", "a regular pinned file "+p.path, err)
+	}
+	err = p.check(f)
+	var fe *fault.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &fe):
+		return err
+	}
+	return fault.Wrap(fault.SandboxUnavailable, "sandbox.pin", "the pinned file "+p.path+" failed its check", err)
+}
+
+// attachPinned plans the pinned file's mount (descriptor fd in PID 1) at
+// root+dst, read-only. The kernel refuses (ENOENT) to attach a mount
+// whose file was unlinked since the clone: a file renamed over (or
+// removed from) the path after its check fails the run here, closed,
+// instead of running what the path now holds.
+func (p *plan) attachPinned(root, dst string, fd int) {
+	name := "the pinned file " + dst + " left in place between its check and its mount (it was replaced or removed)"
+	p.mountPoint(root, root+dst, false)
+	p.call(name, unix.SYS_MOVE_MOUNT, uintptr(fd), p.cstr(""), atFDCWD, p.cstr(root+dst), unix.MOVE_MOUNT_F_EMPTY_PATH)
+	p.call(name, unix.SYS_CLOSE, uintptr(fd))
+	p.setattr("mount attributes "+dst, root+dst, attrRO, true)
+}
