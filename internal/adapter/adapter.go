@@ -55,6 +55,11 @@ type Turn struct {
 	// it runs (startup report, thread result, reroute) before any answer is
 	// accepted; an error refuses the turn (R-039, consent.model_mismatch).
 	CheckModel func(reported string) error
+	// Launcher, if non-nil, starts the CLI (the kernel sandbox's read
+	// profile, chosen by governance); nil starts it on the host. A
+	// backend without a kernel profile ignores it and reports
+	// [ContainmentProfile].
+	Launcher Launcher
 }
 
 // Observer receives live events of a running turn (progress, history).
@@ -98,6 +103,9 @@ type Result struct {
 	// Verified describes the profile verification that admitted this turn,
 	// e.g. "claude.startup_report: tools=[Glob Grep Read] mcp=[] mode=dontAsk".
 	Verified string
+	// Containment is [ContainmentKernel] when the turn ran in the kernel
+	// sandbox's read profile, else [ContainmentProfile].
+	Containment string
 }
 
 // Probe is a metadata-only check of a backend: it never sends a prompt.

@@ -31,7 +31,10 @@ type Report struct {
 	Backends          []Backend      `json:"backends"`
 	StateDir          string         `json:"stateDir"`
 	Sections          map[string]any `json:"sections,omitempty"`
-	Recommendations   []string       `json:"recommendations,omitempty"`
+	// Containment says per backend which containment its read-only
+	// turns get on this host and why; absent when not supplied.
+	Containment     []Containment `json:"containment,omitempty"`
+	Recommendations []string      `json:"recommendations,omitempty"`
 }
 
 // Backend is one backend's section.
@@ -60,6 +63,9 @@ type Options struct {
 	// Sections are extra named sections (governance limits, sandbox
 	// qualification, ...) supplied by their owners.
 	Sections map[string]any
+	// Containment, if set, returns the containment section (the
+	// governor's decision per backend).
+	Containment func(context.Context) []Containment
 }
 
 // Run probes every backend concurrently and returns the redacted report.
@@ -75,6 +81,13 @@ func Run(ctx context.Context, o Options) Report {
 			r.Backends[i] = probe(ctx, b)
 			r.Backends[i].APIKeyWithheld = o.Env.StrippedKeys(b.Name())
 			r.Backends[i].APIKeyNote = o.Env.StrippedKeysHint(b.Name())
+		}()
+	}
+	if o.Containment != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.Containment = o.Containment(ctx)
 		}()
 	}
 	wg.Wait()

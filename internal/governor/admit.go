@@ -2,6 +2,7 @@ package governor
 
 import (
 	"context"
+	"math/big"
 	"slices"
 
 	"github.com/coagent8/coagent8/internal/config"
@@ -13,7 +14,9 @@ import (
 
 // admission is the admitted model of one turn.
 type admission struct {
-	model   string
+	model string
+	// rate prices the turn's grant in the kernel read profile ([turnRate]).
+	rate    *big.Rat
 	warning string
 	pending bool
 }
@@ -76,13 +79,13 @@ func routed(cfg config.File, backend string) error {
 func (g *Governor) consent(ctx context.Context, d policy.Decision, c Consent) (admission, error) {
 	switch d.Effect {
 	case policy.Allow:
-		return admission{model: d.Model}, nil
+		return admission{model: d.Model, rate: turnRate(d.Price, d.AskAbove)}, nil
 	case policy.Ask:
 		ans, err := c.Ask(ctx, d)
 		if err != nil {
 			return admission{}, withRemedy(err, d.Model)
 		}
-		return admission{model: d.Model, warning: ans.Warning, pending: ans.Pending}, nil
+		return admission{model: d.Model, rate: turnRate(d.Price, d.AskAbove), warning: ans.Warning, pending: ans.Pending}, nil
 	case policy.Deny:
 		return admission{}, g.refuse(d.Err(), d.Backend, d.Model, d.Rule)
 	}

@@ -64,6 +64,7 @@ type Governor struct {
 	depsOK       bool
 	delegateDeps DelegateDeps
 	live         live
+	kernel       kernelState
 }
 
 // New returns a Governor. It fails with PROCESS_ERROR when Runner,

@@ -3,6 +3,7 @@ package governor
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/fault"
@@ -67,7 +68,11 @@ func (g *Governor) Run(ctx context.Context, t Turn) Result {
 		return Result{Pending: true}
 	}
 	g.pin(&treq, a.model)
-	out := g.execute(ctx, t, treq)
+	release, err := g.contain(ctx, cfg, &treq, a.rate)
+	if err != nil {
+		return g.failed(treq, err)
+	}
+	out := g.execute(ctx, t, treq, release)
 	g.explainAuth(&out, treq.Backend)
 	if a.warning != "" {
 		out.Warnings = append(out.Warnings, a.warning)
@@ -99,11 +104,23 @@ func (g *Governor) failed(treq turn.Request, err error) Result {
 }
 
 // execute runs an admitted turn in the foreground, or detached for
-// Background.
-func (g *Governor) execute(ctx context.Context, t Turn, treq turn.Request) turn.Outcome {
+// Background; release (the per-turn grant's revocation) runs when the
+// turn has ended.
+func (g *Governor) execute(ctx context.Context, t Turn, treq turn.Request, release func()) turn.Outcome {
 	if t.Background {
-		return g.background(ctx, treq, t.Finished)
+		release = sync.OnceFunc(release)
+		o := g.background(ctx, treq, func(o turn.Outcome) {
+			release()
+			if t.Finished != nil {
+				t.Finished(o)
+			}
+		})
+		if o.Status != turn.Running {
+			release() // refused before it started: no finish will come
+		}
+		return o
 	}
+	defer release()
 	if t.Attach != nil {
 		detach := t.Attach(&treq)
 		defer detach()

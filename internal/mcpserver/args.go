@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/coagent8/coagent8/internal/adapter"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/redact"
 	"github.com/coagent8/coagent8/internal/turn"
@@ -134,6 +135,10 @@ func outputSchemaFor[T any]() *jsonschema.Schema {
 		e.Required = []string{"code", "message", "retryable"}
 		s.Properties["error"] = e
 		s.PropertyOrder = append(s.PropertyOrder, "error")
+	}
+	if p := s.Properties["containment"]; p != nil && p.Type == "string" {
+		// A turn result's containment (issue 15 scope 8).
+		p.Enum = []any{adapter.ContainmentKernel, adapter.ContainmentProfile}
 	}
 	return s
 }

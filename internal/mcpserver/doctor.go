@@ -39,7 +39,21 @@ func (s *Server) doctorTool() (*mcp.Tool, mcp.ToolHandler) {
 // name, with the limitation sentence. The whole report is
 // diagnostic-redacted by package doctor.
 func (s *Server) Doctor(ctx context.Context) doctor.Report {
-	return doctor.Run(ctx, doctor.Options{Env: s.env, Backends: s.runner.Backends(), Default: s.defaultBackend, Sections: s.sections(ctx)})
+	return doctor.Run(ctx, doctor.Options{Env: s.env, Backends: s.runner.Backends(), Default: s.defaultBackend, Sections: s.sections(ctx),
+		Containment: s.containment})
+}
+
+// containment translates the governor's containment decision per backend
+// (issue 15 scope 8) into doctor's section.
+func (s *Server) containment(ctx context.Context) []doctor.Containment {
+	if s.gov == nil {
+		return nil
+	}
+	var out []doctor.Containment
+	for _, c := range s.gov.Containment(ctx) {
+		out = append(out, doctor.Containment{Backend: c.Backend, Kind: c.Kind, Reason: c.Reason})
+	}
+	return out
 }
 
 // sections returns the extra doctor sections contributed by other parts

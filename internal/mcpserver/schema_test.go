@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
+	"slices"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -41,5 +44,43 @@ func TestEverySchemaResolves(t *testing.T) {
 	}
 	if len(handlers) < 10 {
 		t.Fatalf("only %d tools checked", len(handlers))
+	}
+}
+
+// TestContainmentInOutputSchemas (issue 15 scope 8): every tool whose
+// result is a turn outcome declares containment as kernel or profile and
+// containmentReason as a string; doctor declares its containment section.
+func TestContainmentInOutputSchemas(t *testing.T) {
+	s := &Server{}
+	tools := map[string]toolFactory{"consult": s.consultTool, "review": s.reviewTool, "doctor": s.doctorTool}
+	for name, f := range s.aliasTools() {
+		tools[name] = f
+	}
+	for name, f := range tools {
+		tool, _ := f()
+		out, ok := tool.OutputSchema.(*jsonschema.Schema)
+		if !ok {
+			t.Fatalf("%s: output schema %T", name, tool.OutputSchema)
+		}
+		c := out.Properties["containment"]
+		if name == "doctor" {
+			if c == nil || !slices.Contains(c.Types, "array") || c.Items == nil || c.Items.Properties["reason"] == nil {
+				t.Errorf("doctor: containment section schema = %+v", c)
+			}
+			continue
+		}
+		if _, isTurn := out.Properties["output"]; !isTurn {
+			continue // an alias whose result is not a turn outcome
+		}
+		got := []any(nil)
+		if c != nil {
+			got = c.Enum
+		}
+		if want := []any{"kernel", "profile"}; c == nil || c.Type != "string" || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: containment enum = %v, want %v", name, got, want)
+		}
+		if r := out.Properties["containmentReason"]; r == nil || r.Type != "string" {
+			t.Errorf("%s: containmentReason = %+v", name, r)
+		}
 	}
 }

@@ -19,8 +19,14 @@ type Outcome struct {
 	Turn                  int      `json:"turn,omitempty"`
 	Reason                string   `json:"reason,omitempty"`
 	Verification          string   `json:"verification,omitempty"`
-	Warnings              []string `json:"warnings,omitempty"`
-	Error                 *Error   `json:"error,omitempty"`
+	// Containment is what confined the CLI of a completed turn: "kernel"
+	// (the sandbox's read profile behind the provider gate) or "profile"
+	// (the CLI's own verified read-only profile; issue 15 scope 8).
+	Containment string `json:"containment,omitempty" jsonschema:"kernel (the CLI ran in coagent8's kernel sandbox, read-only workspace, the provider gate as its only network) or profile (the CLI's own verified read-only profile)"`
+	// ContainmentReason says why that containment applied.
+	ContainmentReason string   `json:"containmentReason,omitempty"`
+	Warnings          []string `json:"warnings,omitempty"`
+	Error             *Error   `json:"error,omitempty"`
 }
 
 // Status is the turn's end state.

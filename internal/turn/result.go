@@ -21,6 +21,13 @@ func (r *Runner) completed(ctx context.Context, req Request, backend string, res
 		Verdict:  VerdictNotApplicable, Model: r.answer.String(res.Model), ModelRequested: r.answer.String(req.Model),
 		ModelUsed: r.answer.String(res.Model), Turn: lease.Turn(), Verification: r.diag.String(res.Verified),
 	}
+	o.Containment, o.ContainmentReason = containment(res.Containment, req.ContainmentReason)
+	if o.Containment == adapter.ContainmentKernel && res.SessionID != "" {
+		// The CLI's session lived in the sandbox's job-scoped config
+		// directory, removed with the job: nothing to resume.
+		res.SessionID = ""
+		res.Warnings = append(res.Warnings, "This turn ran in the kernel sandbox, whose CLI session ends with the turn; it cannot be continued (the history is kept).")
+	}
 	for _, w := range res.Warnings {
 		o.Warnings = append(o.Warnings, r.warning(w))
 	}
@@ -36,6 +43,18 @@ func (r *Runner) completed(ctx context.Context, req Request, backend string, res
 		o.HistoryAvailable = w == ""
 	}
 	return o
+}
+
+// containment is the reported containment of a completed turn: the
+// backend's (a backend without a launcher seam reports none: profile).
+func containment(got, reason string) (string, string) {
+	if got == "" {
+		got = adapter.ContainmentProfile
+	}
+	if reason == "" && got == adapter.ContainmentProfile {
+		reason = "the CLI's verified read-only profile on the host"
+	}
+	return got, reason
 }
 
 // bound redacts the answer and cuts it to MaxOutputBytes. An

@@ -43,6 +43,11 @@ type Request struct {
 	Progress func(msg string)
 	// Observer, if set, also receives the backend's raw stream events.
 	Observer adapter.Observer
+	// Launcher, if set, starts the backend's CLI (the kernel read
+	// profile; chosen by governance) and ContainmentReason says why the
+	// turn gets the containment it does.
+	Launcher          adapter.Launcher
+	ContainmentReason string
 	// Started, if set, is called once the session lease is held, before the
 	// backend starts, with the session handle ("" for mode none) and the
 	// turn number (background mode returns these at once).
@@ -174,7 +179,7 @@ func (r *Runner) admit(req Request) (adapter.Backend, adapter.Turn, error) {
 		}
 	}
 	return b, adapter.Turn{Prompt: req.Prompt, Workspace: ws, Model: req.Model, Effort: req.Effort,
-		Deadline: req.Timeout, CheckModel: req.CheckModel, OutputSchema: req.OutputSchema}, nil
+		Deadline: req.Timeout, CheckModel: req.CheckModel, OutputSchema: req.OutputSchema, Launcher: req.Launcher}, nil
 }
 
 func quoteShort(s string) string {

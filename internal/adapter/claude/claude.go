@@ -33,7 +33,6 @@ import (
 
 	"github.com/coagent8/coagent8/internal/adapter"
 	"github.com/coagent8/coagent8/internal/config"
-	"github.com/coagent8/coagent8/internal/process"
 )
 
 // Name is the backend id.
@@ -86,7 +85,7 @@ func (b *Backend) Run(ctx context.Context, t adapter.Turn) (adapter.Result, erro
 	if err != nil {
 		return adapter.Result{}, err
 	}
-	p, err := process.Start(ctx, inv.spec)
+	p, err := adapter.Start(ctx, t.Launcher, inv.spec)
 	if err != nil {
 		return adapter.Result{}, err
 	}
@@ -96,5 +95,10 @@ func (b *Backend) Run(ctx context.Context, t adapter.Turn) (adapter.Result, erro
 		return adapter.Result{}, p.Classify(err)
 	}
 	p.Wait()
+	res.Containment = adapter.ContainmentProfile
+	if t.Launcher != nil {
+		res.Containment = t.Launcher.Containment()
+		res.Verified += " containment=" + res.Containment
+	}
 	return res, nil
 }

@@ -102,7 +102,7 @@ type turnState struct {
 
 // consume reads the stream to its terminal result. Any error means the
 // caller must kill the tree and return no answer.
-func consume(p *process.Proc, inv invocation, t adapter.Turn) (adapter.Result, error) {
+func consume(p adapter.Proc, inv invocation, t adapter.Turn) (adapter.Result, error) {
 	st := &turnState{inv: inv, obs: t.Observer, check: t.CheckModel, unknown: map[string]bool{}}
 	lines := jsonl.NewReader(p.Stdout(), adapter.RecordLimits())
 	for {
@@ -122,7 +122,7 @@ func consume(p *process.Proc, inv invocation, t adapter.Turn) (adapter.Result, e
 }
 
 // eof: the stream ended without a terminal result event.
-func (st *turnState) eof(p *process.Proc) error {
+func (st *turnState) eof(p adapter.Proc) error {
 	code, why := p.Wait()
 	if how := p.Ended(); why == process.EndNone && strings.HasPrefix(how, "was killed") {
 		// A signal nobody in the turn sent: name it, not the report
