@@ -72,10 +72,26 @@ func (g *Gate) sealJoint(ctx context.Context, t egress.Transmission, a *admissio
 			g.ledger.w.mu.Unlock()
 		}
 	}()
+	// The queued settlements go first into this transaction (writer.go,
+	// "Grouped settlements"): the budget checked below has their
+	// reservations released, and they commit only with this admission;
+	// if it is refused they stay queued for their own settlers.
+	var settled batch
 	begin := func(ctx context.Context) (*sql.Tx, error) {
-		tx, err := g.ledger.w.begin(ctx)
-		held = err == nil
-		return tx, err
+		w := g.ledger.w
+		tx, err := w.begin(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if w.conn != nil {
+			if settled, err = w.applyPending(ctx, tx); err != nil {
+				tx.Rollback()
+				w.mu.Unlock()
+				return nil, err
+			}
+		}
+		held = true
+		return tx, nil
 	}
 	var refused string
 	joint := func(ctx context.Context, tx *sql.Tx, wire []byte, decision string) error {
@@ -89,6 +105,8 @@ func (g *Gate) sealJoint(ctx context.Context, t egress.Transmission, a *admissio
 	_, err := g.joint.SealJoint(ctx, t, begin, joint)
 	if err != nil {
 		a.rid = 0 // rolled back with the claim
+	} else {
+		g.ledger.w.finish(settled) // committed with the admission
 	}
 	if refused != "" {
 		return refused

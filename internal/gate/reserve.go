@@ -114,7 +114,7 @@ func (l *ledger) settle(ctx context.Context, rid int64, gid string, reserved, ch
 	if sent != 0 {
 		sentAt = sent
 	}
-	err := l.w.write(ctx, func(tx *sql.Tx) error {
+	err := l.w.settle(ctx, func(tx *sql.Tx) error {
 		res, err := tx.StmtContext(ctx, l.st.settle).ExecContext(ctx, now.UnixNano(), out, charged.Tokens, charged.Spend,
 			attemptOf(out, sent != 0), sentAt, rid, gid, reserved.Tokens, reserved.Spend)
 		if err != nil {

@@ -3,7 +3,9 @@ package gate
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +34,20 @@ type writer struct {
 	mu    sync.Mutex
 	conn  *sql.Conn   // nil once closed: writes then use the pool
 	dirty atomic.Bool // a write transaction began since the last checkpoint
+
+	// pending are the settlements waiting for mu (see settle); pmu guards
+	// the slice alone, so a settlement queues while mu is held. Only a
+	// holder of mu applies or removes entries.
+	pmu     sync.Mutex
+	pending []*settlement
+}
+
+// settlement is one queued settlement write. err is its result once
+// done is closed.
+type settlement struct {
+	fn   func(*sql.Tx) error
+	err  error
+	done chan struct{}
 }
 
 // walValve is the writer's wal_autocheckpoint (pages of 4 KiB): the WAL
@@ -84,6 +100,156 @@ func (w *writer) write(ctx context.Context, fn func(*sql.Tx) error) error {
 		return err
 	}
 	defer w.mu.Unlock()
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Grouped settlements (issue 18 performance). A settlement used to be a
+// write transaction of its own, queued on mu behind the admissions: under
+// concurrency every request cost two BEGIN/COMMITs, and both write the
+// same grant page. Now a settlement queues its write and waits; whoever
+// holds mu next applies every queued settlement inside its own
+// transaction: the next admission (before its own claim, so the budget it
+// checks already has those reservations released), or the first waiting
+// settler for all of them. Each settlement still returns only after the
+// transaction holding it committed, so it is durable before its event
+// and before Close returns, as before. A batch runs under a savepoint: a
+// settlement failing with an error other than errSettled (which changes
+// nothing) undoes the whole batch, and each waiting settler then writes
+// its own alone, as before.
+
+// errBatch marks a transaction left in an unknown state by a failed
+// savepoint statement: it must not commit.
+var errBatch = errors.New("settlement batch: savepoint failed")
+
+// settle queues fn and returns its result once a committed write
+// transaction applied it: one of another holder of mu, or its own. fn
+// must change nothing when it returns errSettled.
+func (w *writer) settle(ctx context.Context, fn func(*sql.Tx) error) error {
+	s := &settlement{fn: fn, done: make(chan struct{})}
+	w.pmu.Lock()
+	w.pending = append(w.pending, s)
+	w.pmu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	select {
+	case <-s.done: // applied with the transaction of the previous holder
+		return s.err
+	default:
+	}
+	if w.conn != nil {
+		if err := w.settleBatch(ctx); err == nil {
+			<-s.done // s was queued before mu was taken: it was in the batch
+			return s.err
+		}
+	}
+	w.unqueue(s) // alone, in a transaction of its own
+	return w.writeLocked(ctx, fn)
+}
+
+// settleBatch applies every queued settlement in one transaction; mu is
+// held.
+func (w *writer) settleBatch(ctx context.Context) error {
+	w.dirty.Store(true)
+	tx, err := w.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	b, err := w.applyPending(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if b.n == 0 {
+		return errBatch
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	w.finish(b)
+	return nil
+}
+
+// batch is what applyPending applied; finish releases its settlers.
+type batch struct {
+	n    int // the first n queued settlements
+	errs []error
+}
+
+// applyPending applies the queued settlements inside tx (mu is held) and
+// returns them for [writer.finish] after tx commits. On a settlement's
+// failure it undoes them all (n = 0, nil error: they stay queued); an
+// error means tx is in an unknown state and must be rolled back.
+func (w *writer) applyPending(ctx context.Context, tx *sql.Tx) (batch, error) {
+	w.pmu.Lock()
+	queued := slices.Clone(w.pending)
+	w.pmu.Unlock()
+	if len(queued) == 0 {
+		return batch{}, nil
+	}
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT settle"); err != nil {
+		return batch{}, errBatch
+	}
+	errs := make([]error, len(queued))
+	for i, s := range queued {
+		if errs[i] = s.fn(tx); errs[i] != nil && !errors.Is(errs[i], errSettled) {
+			if _, err := tx.ExecContext(ctx, "ROLLBACK TO settle"); err != nil {
+				return batch{}, errBatch
+			}
+			if _, err := tx.ExecContext(ctx, "RELEASE settle"); err != nil {
+				return batch{}, errBatch
+			}
+			return batch{}, nil
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "RELEASE settle"); err != nil {
+		return batch{}, errBatch
+	}
+	return batch{n: len(queued), errs: errs}, nil
+}
+
+// finish releases the settlers of b, whose transaction committed; mu is
+// held. They are the first b.n queued: only holders of mu remove
+// entries, and new ones are appended.
+func (w *writer) finish(b batch) {
+	if b.n == 0 {
+		return
+	}
+	w.pmu.Lock()
+	done := w.pending[:b.n]
+	w.pending = slices.Clone(w.pending[b.n:])
+	w.pmu.Unlock()
+	for i, s := range done {
+		s.err = b.errs[i]
+		close(s.done)
+	}
+}
+
+// unqueue removes s from the queue; mu is held.
+func (w *writer) unqueue(s *settlement) {
+	w.pmu.Lock()
+	defer w.pmu.Unlock()
+	if i := slices.Index(w.pending, s); i >= 0 {
+		w.pending = slices.Delete(w.pending, i, i+1)
+	}
+}
+
+// writeLocked is [writer.write] with mu already held.
+func (w *writer) writeLocked(ctx context.Context, fn func(*sql.Tx) error) error {
+	w.dirty.Store(true)
+	var tx *sql.Tx
+	var err error
+	if w.conn != nil {
+		tx, err = w.conn.BeginTx(ctx, nil)
+	} else {
+		tx, err = w.db.BeginTx(ctx, nil)
+	}
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {
 		return err

@@ -2,9 +2,14 @@ package gate
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"io"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/coagent8/coagent8/internal/providertest"
 )
@@ -46,5 +51,134 @@ func TestSettlesAfterClose(t *testing.T) {
 	resp.Body.Close()
 	if got := f.settled(gr.ID); got.Used.Tokens != 500 || got.Reserved != (Counters{}) {
 		t.Errorf("after Close: used %+v reserved %+v, want 500 tokens settled", got.Used, got.Reserved)
+	}
+}
+
+// queueSettlements starts n settlers on w while the test holds w.mu, each
+// inserting one row into table t, and waits until all are queued. It
+// returns their results' channel.
+func queueSettlements(t *testing.T, w *writer, n int, fn func(i int) func(*sql.Tx) error) chan error {
+	t.Helper()
+	errs := make(chan error, n)
+	for i := range n {
+		go func() { errs <- w.settle(context.Background(), fn(i)) }()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		w.pmu.Lock()
+		k := len(w.pending)
+		w.pmu.Unlock()
+		if k == n {
+			return errs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d settlements queued", k, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestSettlementsJoinNextTransaction: settlements queued while the writer
+// is busy are applied, each exactly once, inside the next holder's
+// transaction (an admission's, here simulated), and their settlers return
+// only after it committed (issue 18 performance: grouped settlements).
+func TestSettlementsJoinNextTransaction(t *testing.T) {
+	f := newFixture(t, nil)
+	w, ctx := f.gate.ledger.w, context.Background()
+	if _, err := w.conn.ExecContext(ctx, `CREATE TABLE settle_probe (i INTEGER PRIMARY KEY, tx INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int64
+	w.mu.Lock()
+	errs := queueSettlements(t, w, 3, func(i int) func(*sql.Tx) error {
+		return func(tx *sql.Tx) error {
+			calls.Add(1)
+			_, err := tx.ExecContext(ctx, `INSERT INTO settle_probe VALUES (?, 1)`, i)
+			return err
+		}
+	})
+	tx, err := w.conn.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := w.applyPending(ctx, tx)
+	if err != nil || b.n != 3 {
+		t.Fatalf("applyPending = %d, %v; want 3, nil", b.n, err)
+	}
+	select {
+	case err := <-errs:
+		t.Fatalf("a settler returned (%v) before the transaction committed", err)
+	default:
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	w.finish(b)
+	w.mu.Unlock()
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Errorf("settle: %v", err)
+		}
+	}
+	var rows int
+	f.db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM settle_probe`).Scan(&rows)
+	if got, want := [2]int64{calls.Load(), int64(rows)}, [2]int64{3, 3}; got != want {
+		t.Errorf("calls, rows = %v, want %v (each settlement applied once, in the admission's transaction)", got, want)
+	}
+}
+
+// TestSettlementBatchFailureIsolated: a settlement failing in a batch
+// undoes the batch (its partial write too), and every settler then
+// writes alone: the others succeed, the failing one gets its own error.
+func TestSettlementBatchFailureIsolated(t *testing.T) {
+	f := newFixture(t, nil)
+	w, ctx := f.gate.ledger.w, context.Background()
+	if _, err := w.conn.ExecContext(ctx, `CREATE TABLE settle_probe (i INTEGER PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	w.mu.Lock()
+	errs := queueSettlements(t, w, 3, func(i int) func(*sql.Tx) error {
+		return func(tx *sql.Tx) error {
+			id := i
+			if i == 1 {
+				id = 11
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO settle_probe VALUES (?)`, id); err != nil {
+				return err
+			}
+			if i == 1 {
+				return boom // after a write: the savepoint must undo it
+			}
+			return nil
+		}
+	})
+	w.mu.Unlock() // the settlers batch, fail, and fall back to one transaction each
+	var got []error
+	for range 3 {
+		got = append(got, <-errs)
+	}
+	failed := 0
+	for _, err := range got {
+		switch {
+		case errors.Is(err, boom):
+			failed++
+		case err != nil:
+			t.Errorf("settle: %v", err)
+		}
+	}
+	var ids []int
+	rs, err := f.db.SQL().QueryContext(ctx, `SELECT i FROM settle_probe ORDER BY i`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rs.Next() {
+		var i int
+		rs.Scan(&i)
+		ids = append(ids, i)
+	}
+	rs.Close()
+	if diff := cmp.Diff([]int{0, 2}, ids); failed != 1 || diff != "" {
+		t.Errorf("failed = %d (want 1); rows (-want +got):\n%s", failed, diff)
 	}
 }
