@@ -4,15 +4,18 @@ package delegation
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/coagent8/coagent8/internal/gate"
 	"github.com/coagent8/coagent8/internal/providertest"
+	"github.com/coagent8/coagent8/internal/sandbox"
 )
 
 // TestCodexCandidateThroughGate: the pinned Codex (its static vendor
@@ -127,4 +130,52 @@ func codexBinary(t *testing.T) string {
 		t.Fatalf("pinned Codex vendor binary missing: %v", err)
 	}
 	return filepath.Clean(p)
+}
+
+// TestCodexCancelEndsTree: cancelling a Codex job while its agent's
+// command runs (a scripted `sleep` that has visibly started in the
+// candidate) ends the whole tree (the job's cgroup verified empty),
+// revokes the grant and returns without waiting for the command or for
+// the app-server's turn.
+func TestCodexCancelEndsTree(t *testing.T) {
+	rt, err := ResolveCodexRuntime(pinnedCLI(t, "codex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const model = "gpt-5.1"
+	double := providertest.NewOpenAITools(t, providertest.Options{Default: providertest.Reply{Text: "late"}},
+		providertest.FunctionCall{Name: "exec_command", Arguments: map[string]any{"cmd": "touch started; sleep 600", "workdir": "/job/workspace",
+			"yield_time_ms": 600000}})
+	g := newGateFor(t, gate.OpenAI, double.URL())
+	gr, phantom := grantFor(t, g, gate.OpenAI, model)
+	r := newRunner(t)
+	qualify(t, r, rt)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(testCtx(t))
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := os.Stat(filepath.Join(dir, "upper", "started")); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	start := time.Now()
+	res, err := r.Run(ctx, Job{Runtime: rt, Model: model, Prompt: "p", Workspace: t.TempDir(), CandidateDir: dir,
+		Phantom: phantom, Grant: gr.ID, Gate: g})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if res.Receipt.Exit.Class != sandbox.ExitCancelled || !res.Receipt.TreeEmpty {
+		t.Errorf("exit %+v tree_empty %v, want cancelled with the tree verified gone", res.Receipt.Exit, res.Receipt.TreeEmpty)
+	}
+	if got, err := g.Inspect(context.Background(), gr.ID); err != nil || got.State != gate.Revoked {
+		t.Errorf("grant state %q (%v), want revoked", got.State, err)
+	}
+	if res.Tainted {
+		t.Errorf("a cancelled job is not tainted: %s", res.TaintReason)
+	}
+	t.Logf("cancelled after %v", time.Since(start))
 }
