@@ -14,6 +14,7 @@ import (
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/gitrepo"
 	"github.com/coagent8/coagent8/internal/job"
+	"github.com/coagent8/coagent8/internal/quarantine"
 )
 
 // apply plans, stages, commits and rolls forward one admission.
@@ -22,7 +23,11 @@ func (a *Admitter) apply(ctx context.Context, j job.Job, r Request) (Result, err
 	if err != nil {
 		return Result{}, err
 	}
-	s, err := repo.Scratch("")
+	// An `uncommitted` base's preimages are the user's bytes of then, in
+	// the job's own object directory only: the three-way apply reads them
+	// there (missing, the three-way apply fails and reports a conflict).
+	_, objects := quarantine.SplitBase(j.Base, filepath.Join(a.o.StateDir, "jobs", j.ID))
+	s, err := repo.ScratchWith("", objects...)
 	if err != nil {
 		return Result{}, applyError(err)
 	}

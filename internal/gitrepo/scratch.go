@@ -2,8 +2,10 @@ package gitrepo
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Scratch is a private object directory and index over a [Repo]: git reads
@@ -17,7 +19,18 @@ type Scratch struct {
 
 // Scratch creates a scratch area in a new directory below parent ("" = the
 // system temp directory).
-func (r *Repo) Scratch(parent string) (*Scratch, error) {
+func (r *Repo) Scratch(parent string) (*Scratch, error) { return r.ScratchWith(parent) }
+
+// ScratchWith is [Repo.Scratch] that also reads the objects of the
+// object directories alternates (absolute paths), e.g. those a delegate
+// job's `uncommitted` base was written to; they are searched after the
+// repository's own objects and never written.
+func (r *Repo) ScratchWith(parent string, alternates ...string) (*Scratch, error) {
+	for _, a := range alternates {
+		if !filepath.IsAbs(a) || strings.ContainsRune(a, filepath.ListSeparator) {
+			return nil, errors.New("gitrepo: an alternate object directory must be an absolute path without " + string(filepath.ListSeparator))
+		}
+	}
 	dir, err := os.MkdirTemp(parent, "coagent8-git-")
 	if err != nil {
 		return nil, err
@@ -28,7 +41,7 @@ func (r *Repo) Scratch(parent string) (*Scratch, error) {
 		return nil, err
 	}
 	env := []string{"GIT_DIR=" + r.GitDir, "GIT_OBJECT_DIRECTORY=" + obj,
-		"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(r.CommonDir, "objects"),
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + strings.Join(append([]string{filepath.Join(r.CommonDir, "objects")}, alternates...), string(filepath.ListSeparator)),
 		"GIT_INDEX_FILE=" + filepath.Join(dir, "index")}
 	return &Scratch{Repo: r, Dir: dir, env: env}, nil
 }

@@ -37,6 +37,9 @@ type Input struct {
 	Repo *gitrepo.Repo
 	// Base is the commit (or tree) the candidate started from.
 	Base string
+	// Objects are extra object directories Base's objects are read from
+	// (an `uncommitted` base: [SplitBase]); nil for a commit.
+	Objects []string
 	// Upper is the directory holding the new content of every Added or
 	// Modified path (the overlay upper directory, or any tree with them).
 	Upper string
@@ -73,7 +76,7 @@ func Digest(b []byte) string {
 // quarantine.read (a changed file cannot be read as what the change says),
 // INPUT_LIMIT quarantine.too_large (patch over [MaxPatchBytes]).
 func Build(ctx context.Context, in Input) (*Candidate, error) {
-	s, err := in.Repo.Scratch(in.ScratchDir)
+	s, err := in.Repo.ScratchWith(in.ScratchDir, in.Objects...)
 	if err != nil {
 		return nil, fault.Wrap(fault.ProcessError, ReasonBuild, "The candidate patch could not be built.", err)
 	}

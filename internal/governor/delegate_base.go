@@ -1,0 +1,141 @@
+package governor
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/gitrepo"
+	"github.com/coagent8/coagent8/internal/quarantine"
+)
+
+// BaseUncommitted is the delegate base that starts the candidate from the
+// working tree as it is (see [DelegateTask.Base]).
+const BaseUncommitted = "uncommitted"
+
+// Reasons of a refused base (all INVALID_INPUT; [ReasonBase] for one that
+// is not a revision at all, [ReasonDirty] for HEAD over a dirty checkout).
+const (
+	ReasonBaseUnknown   = "delegate.base_unknown"
+	ReasonBaseNotCommit = "delegate.base_not_commit"
+	ReasonBaseNotHead   = "delegate.base_not_head"
+)
+
+// maxBaseBytes bounds the base argument (a revision, not a program).
+const maxBaseBytes = 256
+
+// delegateBase resolves the caller's base in workspace ws: "uncommitted",
+// or the commit id of HEAD. A commit other than HEAD is refused rather
+// than materialised: the candidate is an overlay whose lower layer is the
+// checkout itself (nothing copied: the 50 ms candidate target of issue
+// 15), so it can only show HEAD's content, and only when no tracked file
+// differs from HEAD.
+func (g *Governor) delegateBase(ctx context.Context, ws, base string) (string, error) {
+	repo, err := gitrepo.Open(ctx, g.env, ws)
+	if err != nil {
+		return "", err
+	}
+	if base == BaseUncommitted {
+		return BaseUncommitted, nil
+	}
+	if !revText(base) {
+		return "", fault.New(fault.InvalidInput, ReasonBase, `base must be "HEAD" (the default), a revision naming HEAD's commit, or "uncommitted"`)
+	}
+	h, err := repoHead(ctx, repo)
+	if err != nil {
+		return "", err
+	}
+	if base != "" && base != "HEAD" {
+		id, err := resolveCommit(ctx, repo, base)
+		if err != nil {
+			return "", err
+		}
+		if id != h.commit {
+			return "", fault.New(fault.InvalidInput, ReasonBaseNotHead, "base "+base+" is commit "+id[:12]+", not the checkout's HEAD "+h.commit[:12]+
+				": the candidate is a copy-on-write view of the checkout (nothing is copied), so it starts from HEAD's content only; "+
+				"check that commit out (e.g. with git worktree add) and delegate there, or delegate from HEAD").With("head", h.commit).With("base", id)
+		}
+	}
+	if h.dirty {
+		return "", fault.New(fault.InvalidInput, ReasonDirty, "the workspace has uncommitted changes to tracked files and the candidate sees the checkout as it is: "+
+			`delegate with base "uncommitted" (the patch is then relative to your working tree), or commit or stash them to delegate from HEAD`)
+	}
+	return h.commit, nil
+}
+
+// revText reports whether s may be given to git as a revision: empty
+// (HEAD), at most maxBaseBytes of printable UTF-8, no space and no
+// leading '-' (never an option, even after --end-of-options).
+func revText(s string) bool {
+	if len(s) > maxBaseBytes || !utf8.ValidString(s) || strings.HasPrefix(s, "-") {
+		return false
+	}
+	return !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) })
+}
+
+// resolveCommit returns the commit base names, or INVALID_INPUT
+// delegate.base_unknown (no such object) or delegate.base_not_commit
+// (it names a tree, blob, or tag of one).
+func resolveCommit(ctx context.Context, repo *gitrepo.Repo, base string) (string, error) {
+	out, err := repo.Run(ctx, repo.Top, nil, nil, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}")
+	if err == nil {
+		return strings.TrimSpace(string(out)), nil
+	}
+	if _, err := repo.Run(ctx, repo.Top, nil, nil, "rev-parse", "--verify", "--quiet", "--end-of-options", base); err == nil {
+		return "", fault.New(fault.InvalidInput, ReasonBaseNotCommit, "base "+base+" names a Git object that is not a commit: give HEAD, a commit, or uncommitted").With("base", base)
+	}
+	return "", fault.New(fault.InvalidInput, ReasonBaseUnknown, "base "+base+" is not a revision of the workspace's repository").With("base", base)
+}
+
+type baseHead struct {
+	commit string
+	dirty  bool
+}
+
+// repoHead returns HEAD's commit and whether a tracked file differs
+// from it (untracked files do not count: the patch is built from HEAD's
+// tree plus the agent's changes only).
+func repoHead(ctx context.Context, r *gitrepo.Repo) (baseHead, error) {
+	out, err := r.Run(ctx, r.Top, nil, nil, "rev-parse", "--verify", "HEAD^{commit}")
+	if err != nil {
+		return baseHead{}, fault.Wrap(fault.InvalidInput, ReasonBase, `the workspace has no commit yet: commit once, or delegate with base "uncommitted"`, err)
+	}
+	st, err := r.Run(ctx, r.Top, nil, nil, "status", "--porcelain", "--untracked-files=no")
+	if err != nil {
+		return baseHead{}, err
+	}
+	return baseHead{commit: strings.TrimSpace(string(out)), dirty: len(bytes.TrimSpace(st)) > 0}, nil
+}
+
+// jobBase is the base a job is created with: a commit id as resolved, or
+// for base uncommitted "uncommitted:<tree>" of the working tree's state,
+// whose objects are written to a new directory below deps.WorkDir (dir;
+// the caller moves it to the job's directory as "base").
+func (g *Governor) jobBase(ctx context.Context, deps DelegateDeps, ws, base string) (stored, dir string, err error) {
+	if base != BaseUncommitted {
+		return base, "", nil
+	}
+	repo, err := gitrepo.Open(ctx, g.env, ws)
+	if err != nil {
+		return "", "", err
+	}
+	if err := os.MkdirAll(deps.WorkDir, 0o700); err != nil {
+		return "", "", fault.Wrap(fault.ProcessError, "delegate.workdir", "the job directory cannot be made", err)
+	}
+	dir, tree, err := quarantine.SnapshotBase(ctx, repo, deps.WorkDir)
+	if err != nil {
+		return "", "", err
+	}
+	return quarantine.UncommittedBase + tree, dir, nil
+}
+
+// candidateBase is the revision and extra object directories job j's
+// candidate is built against ([quarantine.SplitBase]).
+func candidateBase(workDir, id, base string) (string, []string) {
+	return quarantine.SplitBase(base, filepath.Join(workDir, id))
+}
