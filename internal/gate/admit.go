@@ -77,6 +77,9 @@ func (g *Gate) admit(r *http.Request) (a *admission, reason, detail string) {
 	if a.wire, reason = checkHeaders(r, rt); reason != "" {
 		return a, reason, ""
 	}
+	if kind, _ := g.CredentialKind(rt.Provider); kind == OAuthToken {
+		a.wire.credentialIn("Authorization") // decided where it is sent
+	}
 	if a.grant, reason, detail = g.authenticate(r); reason != "" {
 		return a, reason, detail
 	}

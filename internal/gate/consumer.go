@@ -31,6 +31,9 @@ func (g *Gate) consumer(s *Spec) error {
 		return nil // declares nothing: the grant is inert (resolve refuses)
 	}
 	declared, ok := g.opts.Credentials[s.Provider]
+	if ok && chatGPTLogin(s.Provider, declared) {
+		return chatGPTRefusal()
+	}
 	switch {
 	case ok && (s.Secret.IsZero() || s.Secret == declared):
 		s.Secret = declared

@@ -138,6 +138,7 @@ func New(ctx context.Context, opts Options) (*Gate, error) {
 		return nil, err
 	}
 	opts.Credentials = maps.Clone(opts.Credentials)
+	opts = withKinds(opts) // JSON-field references; each value checked against its kind
 	origins, err := origins(opts)
 	if err != nil {
 		return nil, err

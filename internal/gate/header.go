@@ -112,8 +112,8 @@ func (w wire) header(real string, provider Provider) http.Header {
 		v := f.Value
 		if v == egress.CredentialPlaceholder {
 			v = real
-			if provider == OpenAI {
-				v = "Bearer " + real
+			if f.Name == "Authorization" {
+				v = "Bearer " + real // OpenAI keys, Anthropic OAuth tokens
 			}
 		}
 		h[f.Name] = []string{v}
