@@ -4,6 +4,7 @@ package delegation
 
 import (
 	"fmt"
+	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,6 +16,22 @@ func fileKey(p string) (string, error) {
 	if err := unix.Stat(p, &st); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%d:%d:%d:%d.%d:%d.%d", st.Dev, st.Ino, st.Size,
-		st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec), nil
+	return statKey(&st), nil
 }
+
+// fdKey is fileKey of an open file.
+func fdKey(f *os.File) (string, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return "", err
+	}
+	return statKey(&st), nil
+}
+
+func statKey(st *unix.Stat_t) string {
+	return fmt.Sprintf("%d:%d:%d:%d.%d:%d.%d", st.Dev, st.Ino, st.Size,
+		st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec)
+}
+
+// oNoFollow opens a file without following a final symlink.
+const oNoFollow = unix.O_NOFOLLOW

@@ -66,16 +66,16 @@ func (r *Runner) recordPath(executable string) string {
 // handler that must see nothing) and stores the record, passed or not.
 // It refuses (fault.SandboxUnavailable) when the sandbox cannot run.
 func (r *Runner) Qualify(ctx context.Context, rt Runtime) (Qualification, error) {
-	key, err := fileKey(rt.Executable)
-	if err != nil {
-		return Qualification{}, unqualified("a readable runtime executable", err)
-	}
-	digest, err := fileDigest(rt.Executable)
+	digest, key, err := digestKey(rt.Executable)
 	if err != nil {
 		return Qualification{}, unqualified("a readable runtime executable", err)
 	}
 	q := Qualification{Executable: rt.Executable, Digest: digest, FileKey: key, Time: time.Now().UTC()}
-	rec, version, err := r.runVersion(ctx, rt)
+	// The version run is pinned to the content just digested: what
+	// printed the version is what the record binds.
+	measured := rt
+	measured.Digest, measured.key = digest, key
+	rec, version, err := r.runVersion(ctx, measured)
 	if err != nil {
 		return Qualification{}, err
 	}
@@ -108,12 +108,17 @@ func wantVersion(rt Runtime) string {
 	return ClaudeVersion
 }
 
-// jobSpec is the sandbox spec of rt's candidate job.
+// jobSpec is the sandbox spec of rt's candidate job, its executable
+// pinned to j.Runtime.Digest (runtimePin).
 func jobSpec(j Job, port int) sandbox.AgentSpec {
+	var spec sandbox.AgentSpec
 	if j.Runtime.IsCodex() {
-		return codexSpec(j, port)
+		spec = codexSpec(j, port)
+	} else {
+		spec = claudeSpec(j, port)
 	}
-	return claudeSpec(j, port)
+	spec.Pinned = []sandbox.Pin{runtimePin(j.Runtime)}
+	return spec
 }
 
 // runVersion runs `<executable> --version` in the candidate profile.

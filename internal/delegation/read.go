@@ -99,6 +99,7 @@ func readSpec(t ReadTurn, s process.Spec, port int) sandbox.AgentSpec {
 		Phantom: []string{t.PhantomVar + "=" + t.Phantom.Reveal()}}
 	spec.Path, spec.Args = t.Runtime.Executable, s.Args
 	spec.Env, spec.ReadOnly = claudeEnv(port), append([]string{t.Runtime.Executable}, existing(caCerts)...)
+	spec.Pinned = []sandbox.Pin{runtimePin(t.Runtime)} // mounted = qualified (requireQualified ran by path)
 	spec.Limits = sandbox.Limits{Memory: 2 << 30, Wall: orDefault(s.Deadline, adapter.DefaultDeadline), Output: 64 << 20}
 	return spec
 }

@@ -3,6 +3,7 @@ package delegation
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -22,6 +23,10 @@ type Runtime struct {
 	// Backend is the CLI: [BackendClaude] (also the zero value) or
 	// [BackendCodex] ([ResolveCodexRuntime]).
 	Backend string
+	// key is the file key (fileKey) of the content Digest was taken from,
+	// "" when unknown: a pinned mount with this key needs no re-hash
+	// (runtimePin).
+	key string
 }
 
 // Backends a [Runtime] can be.
@@ -54,21 +59,43 @@ func ResolveRuntime(path string) (Runtime, error) {
 	if err != nil {
 		return Runtime{}, fault.Wrap(fault.CLINotFound, "delegation.runtime", "the delegated CLI was not found", err)
 	}
-	d, err := fileDigest(real)
+	d, key, err := digestKey(real)
 	if err != nil {
 		return Runtime{}, fault.Wrap(fault.CLINotFound, "delegation.runtime", "the delegated CLI cannot be read", err)
 	}
-	return Runtime{Executable: real, Digest: d, Backend: BackendClaude}, nil
+	return Runtime{Executable: real, Digest: d, Backend: BackendClaude, key: key}, nil
 }
 
 func fileDigest(p string) (string, error) {
-	f, err := os.Open(p)
+	d, _, err := digestKey(p)
+	return d, err
+}
+
+// digestKey digests the file at p (not following a final symlink)
+// through one descriptor and returns the file key of that content: the
+// key before and after the read must agree (a write during the read
+// changes it), else an error.
+func digestKey(p string) (digest, key string, err error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	defer f.Close()
+	before, kerr := fdKey(f)
+	if digest, err = readerDigest(f); err != nil {
+		return "", "", err
+	}
+	if after, err := fdKey(f); kerr == nil && err == nil && after == before {
+		key = after
+	} else if kerr == nil && err == nil {
+		return "", "", errors.New("the file changed while it was digested")
+	}
+	return digest, key, nil
+}
+
+func readerDigest(r io.Reader) (string, error) {
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, r); err != nil {
 		return "", err
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
