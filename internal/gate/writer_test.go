@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"io"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -180,5 +181,46 @@ func TestSettlementBatchFailureIsolated(t *testing.T) {
 	rs.Close()
 	if diff := cmp.Diff([]int{0, 2}, ids); failed != 1 || diff != "" {
 		t.Errorf("failed = %d (want 1); rows (-want +got):\n%s", failed, diff)
+	}
+}
+
+// TestGroupedSettlementsExact: 64 concurrent streamed requests, whose
+// settlements group with each other and with admissions, leave the grant
+// exactly charged: every request counted, nothing left reserved, every
+// attempt completed and charged its usage (issue 18 performance: grouping
+// must keep budgets exact).
+func TestGroupedSettlementsExact(t *testing.T) {
+	f := newFixture(t, nil)
+	f.anth.Script(providertest.Reply{Chunks: 3, InputTokens: 300, OutputTokens: 200})
+	s := spec(Anthropic)
+	gr, phantom := f.grant(s)
+	const n = 64
+	var wg sync.WaitGroup
+	var ok atomic.Int64
+	for range n {
+		wg.Go(func() {
+			resp := f.call(Anthropic, phantom, s.Model, true)
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				ok.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	g := f.settled(gr.ID)
+	one := cost(300, s.Price.InputPerMTok) + cost(200, s.Price.OutputPerMTok)
+	want := Counters{Requests: n, Tokens: n * 500, Spend: NanoUSD(n) * one}
+	if diff := cmp.Diff(want, g.Used); ok.Load() != n || diff != "" {
+		t.Errorf("%d of %d answered; used (-want +got):\n%s", ok.Load(), n, diff)
+	}
+	if g.Reserved != (Counters{}) {
+		t.Errorf("still reserved %+v", g.Reserved)
+	}
+	as := attempts(t, f, gr.ID)
+	for _, a := range as {
+		if a.State != AttemptCompleted {
+			t.Errorf("attempt %+v, want completed", a)
+		}
 	}
 }
