@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -100,7 +101,11 @@ func readSpec(t ReadTurn, s process.Spec, port int) sandbox.AgentSpec {
 	spec.Path, spec.Args = t.Runtime.Executable, s.Args
 	spec.Env, spec.ReadOnly = claudeEnv(port), append([]string{t.Runtime.Executable}, existing(caCerts)...)
 	spec.Pinned = []sandbox.Pin{runtimePin(t.Runtime)} // mounted = qualified (requireQualified ran by path)
-	spec.Limits = sandbox.Limits{Memory: 2 << 30, Wall: orDefault(s.Deadline, adapter.DefaultDeadline), Output: 64 << 20}
+	// The CPU quota is the host's cores, as the CLI gets on the host: the
+	// profile confines, it does not slow the turn down (a Bun runtime
+	// starts on several threads).
+	spec.Limits = sandbox.Limits{Memory: 2 << 30, CPU: int64(runtime.NumCPU()) * 1000,
+		Wall: orDefault(s.Deadline, adapter.DefaultDeadline), Output: 64 << 20}
 	return spec
 }
 
