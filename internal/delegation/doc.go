@@ -29,6 +29,16 @@
 // # Non-goals
 //
 // Not here yet: the user-facing delegate tool and admission of the
-// candidate's changes (the next issue); subscription logins;
-// a snapshot of the workspace as the overlay's lower layer.
+// candidate's changes (the next issue); a delegate job holding a
+// subscription login (its phantom goes in ANTHROPIC_API_KEY); a snapshot
+// of the workspace as the overlay's lower layer.
+//
+// # Read-only turns
+//
+// [ReadLauncher] runs a consult or review turn's CLI — the backend's own
+// argv and startup-report check, through package adapter's Launcher seam
+// — in the sandbox's read profile: the workspace projected read-only, the
+// prompt on stdin, the gate the only network, the phantom of a per-turn
+// grant in ANTHROPIC_API_KEY or, for Claude Code's subscription login,
+// CLAUDE_CODE_OAUTH_TOKEN. It admits only the qualified runtime.
 package delegation

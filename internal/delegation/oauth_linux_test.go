@@ -26,7 +26,9 @@ import (
 
 // oauthToken is a synthetic Claude Code subscription token, built at run
 // time.
-func oauthToken() string { return "sk-ant-oat01-SYNTH" + strings.Repeat("o", 20) + "login" + strings.Repeat("9", 12) }
+func oauthToken() string {
+	return "sk-ant-oat01-SYNTH" + strings.Repeat("o", 20) + "login" + strings.Repeat("9", 12)
+}
 
 // TestClaudeSubscriptionLoginThroughGate (issue 15 scope 3): the gate
 // holds Claude Code's subscription login by reference — the
