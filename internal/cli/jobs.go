@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/coagent8/coagent8/internal/admission"
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/governor"
 	"github.com/coagent8/coagent8/internal/job"
 	"github.com/coagent8/coagent8/internal/quarantine"
 	"github.com/coagent8/coagent8/internal/store"
@@ -79,6 +81,20 @@ type jobLine struct {
 	Blocking       int        `json:"blocking_findings"`
 	AdmittedBy     string     `json:"admitted_by,omitempty"`
 	AdmittedDigest string     `json:"admitted_digest,omitempty"`
+	// Checks are the user's checks on the candidate (verify profile):
+	// command, status and real exit; their output is shown fenced by
+	// `jobs show`. ChecksNote says why none ran.
+	Checks     []checkLine `json:"checks,omitempty"`
+	ChecksNote string      `json:"checks_note,omitempty"`
+}
+
+// checkLine is one check's outcome on a candidate (no output).
+type checkLine struct {
+	Command  string `json:"command"`
+	Status   string `json:"status"`
+	Exit     string `json:"exit,omitempty"`
+	ExitCode int    `json:"exit_code"`
+	Reason   string `json:"reason,omitempty"`
 }
 
 func lineOf(j job.Job) jobLine {
@@ -87,6 +103,12 @@ func lineOf(j job.Job) jobLine {
 		AdmittedBy: j.AdmittedBy, AdmittedDigest: j.AdmittedDigest}
 	if c := j.Candidate; c != nil {
 		l.Digest, l.Findings = c.Digest, len(c.Findings)
+		if v := c.Verification; v != nil {
+			l.ChecksNote = v.Note
+			for _, ch := range v.Checks {
+				l.Checks = append(l.Checks, checkLine{Command: quarantine.Visible(ch.Display()), Status: string(ch.Status), Exit: ch.Exit, ExitCode: ch.ExitCode, Reason: ch.Reason})
+			}
+		}
 		for _, f := range c.Findings {
 			if f.Severity == quarantine.Block {
 				l.Blocking++
@@ -131,11 +153,23 @@ func (a *app) showJob(ctx context.Context, jobs *job.Store, id string) error {
 	}{lineOf(j), findings}); err != nil {
 		return err
 	}
+	// The agent's recent activity lines, as the supervising process stored
+	// them (redacted, escaped); still the agent's text, so fenced.
+	if lines := governor.ReadActivity(filepath.Join(a.env.StateDir(), "jobs", j.ID)); len(lines) > 0 {
+		fmt.Fprint(a.io.Out, quarantine.Render(quarantine.Fenced{Job: j.ID, Profile: "candidate", Kind: "activity", Body: []byte(strings.Join(lines, "\n"))}))
+	}
 	if c := j.Candidate; c != nil {
 		for _, b := range []quarantine.Fenced{{Job: j.ID, Profile: "candidate", Kind: "patch", Body: c.Patch},
 			{Job: j.ID, Profile: "candidate", Kind: "message", Body: c.Message}} {
 			if len(b.Body) > 0 {
 				fmt.Fprint(a.io.Out, quarantine.Render(b))
+			}
+		}
+		if v := c.Verification; v != nil {
+			for _, ch := range v.Checks {
+				if ch.Receipt != nil {
+					fmt.Fprint(a.io.Out, quarantine.RenderCheck(j.ID, ch.StdoutTail, ch.StderrTail))
+				}
 			}
 		}
 	}

@@ -40,6 +40,14 @@ type JobView struct {
 	// redacted with the answer profile, inside one untrusted fenced block
 	// (kind "activity"); "" once the job ended.
 	Activity string `json:"activity,omitempty"`
+	// Checks are the user's configured checks (verify.commands) run on
+	// the candidate in the verify profile before it was attached, beside
+	// what the agent claimed (Message); each check's output is fenced.
+	// A failing check does not fail the job.
+	Checks []JobCheck `json:"checks,omitempty"`
+	// Verification summarizes Checks in plain text, or says why none ran
+	// ("no checks configured", …); it carries no untrusted bytes.
+	Verification string `json:"verification,omitempty"`
 	// Admit says how the user admits the candidate; no tool does.
 	Admit string `json:"admit,omitempty"`
 }
@@ -125,6 +133,7 @@ func view(j job.Job, r *Receipt) JobView {
 		if len(c.Patch) > 0 {
 			v.Patch = quarantine.Render(quarantine.Fenced{Job: j.ID, Profile: "candidate", Kind: "patch", Body: c.Patch})
 		}
+		v.Checks, v.Verification = checksView(j.ID, c.Verification)
 		if len(c.Message) > 0 {
 			v.Message = quarantine.Render(quarantine.Fenced{Job: j.ID, Profile: "candidate", Kind: "message", Body: c.Message})
 		}
