@@ -37,8 +37,9 @@ type lazyDelegation struct {
 	log    *slog.Logger
 	events event.Sink
 
-	mu      sync.Mutex
-	closers []func()
+	mu       sync.Mutex
+	closers  []func()
+	runtimes runtimeCache
 }
 
 func (l *lazyDelegation) close() {
@@ -148,6 +149,14 @@ func (l *lazyDelegation) runtime(ctx context.Context, r *delegation.Runner, back
 	if err != nil {
 		return delegation.Runtime{}, err
 	}
+	key := backend + "\x00" + path
+	if rt, ok := l.runtimes.get(key, path); ok {
+		return rt, nil
+	}
+	fi, err := os.Stat(path) // before the digest: a write after it is seen by the next get
+	if err != nil {
+		return delegation.Runtime{}, fault.Wrap(fault.CLINotFound, "delegation.runtime", "the delegated CLI cannot be read", err)
+	}
 	rt, err := resolve(path)
 	if err != nil {
 		return rt, err
@@ -160,6 +169,7 @@ func (l *lazyDelegation) runtime(ctx context.Context, r *delegation.Runner, back
 		return rt, fault.New(fault.SandboxUnavailable, "delegation.runtime_unqualified",
 			"the pinned "+label+" did not qualify for the candidate profile on this host: "+q.Detail)
 	}
+	l.runtimes.put(key, rt, fi)
 	return rt, nil
 }
 
