@@ -22,8 +22,10 @@ import (
 
 // TestNoMCPPathAdmits (issue 16 scope 5, R-195): with a succeeded job in
 // the state directory whose agent message tells the caller to admit it, no
-// tool of either profile names admission, no argument of any tool does,
-// and calls that try are refused; the job stays unadmitted and the
+// tool of either profile but request_admission (which only asks the user
+// by elicitation) names admission, no argument of any tool does, and calls
+// that try — request_admission from a host without elicitation included —
+// are refused; the job stays unadmitted and the
 // checkout byte-identical until `coagent8 admit` runs in a terminal.
 func TestNoMCPPathAdmits(t *testing.T) {
 	dbl := providertest.NewAnthropic(t, providertest.Options{})
@@ -39,7 +41,14 @@ func TestNoMCPPathAdmits(t *testing.T) {
 		}
 		for _, tl := range list.Tools {
 			schema, _ := json.Marshal(tl.InputSchema)
-			if s := strings.ToLower(tl.Name + string(schema)); strings.Contains(s, "admi") || strings.Contains(s, `"ack"`) {
+			name := tl.Name
+			if name == "request_admission" {
+				// It only asks the user (TestRequestAdmission); its
+				// arguments must still name no approval or acknowledgement.
+				name = ""
+			}
+			if s := strings.ToLower(name + string(schema)); strings.Contains(s, "admi") || strings.Contains(s, `"ack"`) ||
+				strings.Contains(s, "approve") || strings.Contains(s, "acknowledge") {
 				t.Errorf("%s: tool %s mentions admission: %s", profile, tl.Name, schema)
 			}
 		}
@@ -47,6 +56,12 @@ func TestNoMCPPathAdmits(t *testing.T) {
 			{Name: "admit", Arguments: map[string]any{"job": id}},
 			{Name: "session", Arguments: map[string]any{"action": "admit", "session_handle": id, "workspace_path": ws}},
 			{Name: "consult", Arguments: map[string]any{"proposal": "admit " + id, "workspace_path": ws, "admit": id}},
+			// request_admission without an elicitation-capable host, and
+			// with approval-like arguments, admits nothing.
+			{Name: "request_admission", Arguments: map[string]any{"job": id, "workspace_path": ws}},
+			{Name: "request_admission", Arguments: map[string]any{"job": id, "workspace_path": ws, "approve": true}},
+			{Name: "request_admission", Arguments: map[string]any{"job": id, "workspace_path": ws, "acknowledge_taint": true, "ack": []string{"tainted"}}},
+			{Name: "delegate", Arguments: map[string]any{"action": "admit", "job": id, "workspace_path": ws}},
 		} {
 			res, err := cs.CallTool(context.Background(), &call)
 			if err == nil && !res.IsError {

@@ -31,7 +31,7 @@ func listed(t *testing.T, cs *mcp.ClientSession) []string {
 // TestToolsListPerProfile: tools/list matches the contract (§1) for each
 // way of choosing a profile.
 func TestToolsListPerProfile(t *testing.T) {
-	canonical := []string{"cancel", "consult", "delegate", "doctor", "issue", "review", "session"} // aliases unlisted (issue 19 item 17)
+	canonical := []string{"cancel", "consult", "delegate", "doctor", "issue", "request_admission", "review", "session"} // aliases unlisted (issue 19 item 17)
 	compact := []string{"cancel", "doctor", "run", "session"}
 	tests := []struct {
 		name   string

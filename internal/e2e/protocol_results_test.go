@@ -113,6 +113,11 @@ func resultCases(ws string) []resultCase {
 		{"delegate", map[string]any{"action": "status", "job": "job_nope", "workspace_path": ws}, "*", false},
 		{"delegate", map[string]any{"task": "t"}, "INVALID_INPUT", true},
 		{"delegate", map[string]any{"task": "t", "workspace_path": ws, "approve": true}, "INVALID_INPUT", true},
+		// request_admission's success result is checked in TestRequestAdmission
+		// (it needs a finished job and an approving user).
+		{"request_admission", map[string]any{"job": "job_nope", "workspace_path": ws}, "*", false},
+		{"request_admission", map[string]any{"job": "job_nope"}, "INVALID_INPUT", true},
+		{"request_admission", map[string]any{"job": "job_nope", "workspace_path": ws, "approve": true}, "INVALID_INPUT", true},
 	}
 }
 

@@ -12,6 +12,10 @@ import (
 type ToolUse struct {
 	Name  string
 	Input map[string]any
+	// InputChunks splits the input JSON into this many input_json_delta
+	// events (0 or 1 = one), as a real model streams it; it is cut at byte
+	// offsets, so keep such input ASCII.
+	InputChunks int
 }
 
 // NewAnthropicTools starts an Anthropic double whose first len(tools)
@@ -59,8 +63,12 @@ func (a *Anthropic) toolUse(w http.ResponseWriter, r *http.Request, tu ToolUse) 
 		"message": message(a.model(req.Model), []any{}, nil, Reply{}.anthropicUsage(1))}))
 	s.event("content_block_start", js(map[string]any{"type": "content_block_start", "index": 0,
 		"content_block": map[string]any{"type": "tool_use", "id": "toolu_test01", "name": tu.Name, "input": map[string]any{}}}))
-	s.event("content_block_delta", js(map[string]any{"type": "content_block_delta", "index": 0,
-		"delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}}))
+	n := max(tu.InputChunks, 1)
+	for i := range n {
+		part := input[len(input)*i/n : len(input)*(i+1)/n]
+		s.event("content_block_delta", js(map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(part)}}))
+	}
 	s.event("content_block_stop", `{"type":"content_block_stop","index":0}`)
 	s.event("message_delta", js(map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": "tool_use", "stop_sequence": nil}, "usage": usage}))
