@@ -209,6 +209,9 @@ func (p *sandboxProc) Kill() {
 // Wait waits for the run to end: the exit code (-1 unless it exited) and
 // why coagent8 ended it.
 func (p *sandboxProc) Wait() (int, process.End) {
+	// Whatever the CLI still writes after the record the backend stopped
+	// at is discarded, so the CLI never blocks on a full pipe.
+	go func() { _, _ = io.Copy(io.Discard, p.out) }()
 	<-p.done
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -22,6 +22,7 @@ func (r *Runner) completed(ctx context.Context, req Request, backend string, res
 		ModelUsed: r.answer.String(res.Model), Turn: lease.Turn(), Verification: r.diag.String(res.Verified),
 	}
 	o.Containment, o.ContainmentReason = containment(res.Containment, req.ContainmentReason)
+	o.ContainmentReason = r.warning(o.ContainmentReason) // may name host paths (a sandbox refusal)
 	if o.Containment == adapter.ContainmentKernel && res.SessionID != "" {
 		// The CLI's session lived in the sandbox's job-scoped config
 		// directory, removed with the job: nothing to resume.
