@@ -29,7 +29,8 @@ var driverKeys = map[string][]string{
 
 // neutralEnv lists the repository's effective configuration (global and
 // repository scopes: the system scope is off) and returns GIT_CONFIG_COUNT
-// entries that set every driver command found to "": coagent8's host git
+// entries that set every driver command found to "" (and a filter's
+// required to false): coagent8's host git
 // calls run no program named by configuration, whoever wrote it (issue 15
 // scope 1). GIT_CONFIG_KEY_n carries a name verbatim, so a subsection
 // holding '=' or '.' cannot be misparsed as -c would. Failure to list is
@@ -40,22 +41,32 @@ func (r *Repo) neutralEnv(ctx context.Context) ([]string, error) {
 	if err != nil && ExitCode(err) != 1 { // 1: no configuration at all
 		return nil, fault.Wrap(fault.ProcessError, ReasonConfig, "The repository's Git configuration cannot be read.", err)
 	}
-	var keys []string
+	var kvs [][2]string
 	seen := map[string]bool{}
-	for _, name := range bytes.Split(bytes.TrimSuffix(out, []byte{0}), []byte{0}) {
-		k := string(name)
-		if isDriverKey(k) && !seen[k] {
+	add := func(k, v string) {
+		if !seen[k] {
 			seen[k] = true
-			keys = append(keys, k)
+			kvs = append(kvs, [2]string{k, v})
 		}
 	}
-	if len(keys) == 0 {
+	for _, name := range bytes.Split(bytes.TrimSuffix(out, []byte{0}), []byte{0}) {
+		if k := string(name); isDriverKey(k) {
+			add(k, "")
+			if strings.HasPrefix(k, "filter.") {
+				// A required filter without a command is a fatal
+				// error (Git LFS sets required): the content passes
+				// raw instead, as gitscope does.
+				add(k[:strings.LastIndexByte(k, '.')]+".required", "false")
+			}
+		}
+	}
+	if len(kvs) == 0 {
 		return nil, nil
 	}
-	env := []string{"GIT_CONFIG_COUNT=" + strconv.Itoa(len(keys))}
-	for i, k := range keys {
+	env := []string{"GIT_CONFIG_COUNT=" + strconv.Itoa(len(kvs))}
+	for i, kv := range kvs {
 		n := strconv.Itoa(i)
-		env = append(env, "GIT_CONFIG_KEY_"+n+"="+k, "GIT_CONFIG_VALUE_"+n+"=")
+		env = append(env, "GIT_CONFIG_KEY_"+n+"="+kv[0], "GIT_CONFIG_VALUE_"+n+"="+kv[1])
 	}
 	return env, nil
 }

@@ -148,3 +148,35 @@ func canariesAfter(t *testing.T, hooksPath, plain bool) []string {
 	}
 	return names
 }
+
+// TestRequiredFilterPassesRaw: a required filter (Git LFS marks its
+// filter required) whose command is neutralized does not fail the
+// command: the content passes raw (documented limit), not the filter.
+func TestRequiredFilterPassesRaw(t *testing.T) {
+	ctx := context.Background()
+	ws, canaries := t.TempDir(), t.TempDir()
+	git(t, ws, "init", "-q", "-b", "main")
+	git(t, ws, "config", "filter.x.required", "true")
+	git(t, ws, "config", "filter.x.clean", "touch "+filepath.Join(canaries, "clean")+"; cat")
+	os.WriteFile(filepath.Join(ws, ".gitattributes"), []byte("* filter=x\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "f"), []byte("raw\n"), 0o644)
+	r, err := Open(ctx, config.FromOS(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := r.Scratch(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Git(ctx, ws, []byte("f\x00"), "update-index", "--add", "-z", "--stdin"); err != nil {
+		t.Fatalf("update-index under a required, neutralized filter: %v", err)
+	}
+	out, err := s.Git(ctx, "", nil, "cat-file", "blob", ":f")
+	if got := string(out); err != nil || got != "raw\n" {
+		t.Errorf("staged content %q (%v), want the raw bytes", got, err)
+	}
+	if ents, _ := os.ReadDir(canaries); len(ents) != 0 {
+		t.Errorf("the filter ran")
+	}
+}
