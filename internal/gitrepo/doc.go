@@ -10,4 +10,19 @@
 // reads the user's objects through GIT_ALTERNATE_OBJECT_DIRECTORIES and
 // writes new objects and its index into its own directory, so building or
 // checking a candidate writes nothing into the user's .git.
+//
+// No git command of this package runs a program that a repository, the
+// user's configuration or a candidate names (issue 15 scope 1): hooks
+// (core.hooksPath=/dev/null), core.fsmonitor, pager, credential helpers,
+// signing and every transport (protocol.allow=never, so no
+// core.sshCommand) are off by -c, and [Open] lists the effective
+// configuration once and sets every filter, diff and merge driver command
+// in it to "" (GIT_CONFIG_COUNT), so a .gitattributes that arrives with a
+// patch can select no driver. Decisions: the system configuration is not
+// read; the user's global configuration is (identity, object format and
+// other settings of the user's own checkout), with its drivers
+// neutralized like the repository's; git's ownership check
+// (safe.directory) stays on, so a checkout owned by another user is
+// refused by git, not trusted. A candidate's own git directory (the
+// sandbox's git-upper layer) is never opened by this package.
 package gitrepo
