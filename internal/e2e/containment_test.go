@@ -94,3 +94,25 @@ func TestConsultProfileWithoutGateCredential(t *testing.T) {
 		t.Errorf("doctor claude containment = %v", c)
 	}
 }
+
+// TestReviewKernelContainment: review takes the same governed path — in
+// the read profile behind a per-turn grant with a gate credential — and
+// the server-gated verdict is unchanged; the result says containment
+// kernel and meets review's outputSchema.
+func TestReviewKernelContainment(t *testing.T) {
+	ws, sha := gitRepo(t)
+	double := providertest.NewAnthropic(t, providertest.Options{Default: providertest.Reply{Text: envelope(sha, "READY", ""), Chunks: 3}})
+	probe := providertest.NewAnthropic(t, providertest.Options{})
+	cs := connect(t, delegateEnv(t, probe.URL(), double.URL(), ""))
+	sc, res := call(t, cs, "review", map[string]any{"backend": "claude", "workspace_path": ws, "model": delegateModel})
+	validateOutput(t, cs, "review", sc)
+	if res.IsError || sc["status"] != "completed" || sc["containment"] != "kernel" || sc["verdict"] != "READY" {
+		t.Fatalf("review = status %v containment %v verdict %v reason %v (%v)", sc["status"], sc["containment"], sc["verdict"], sc["reason"], sc["error"])
+	}
+	assertReviewPrompt(t, double, sha)
+	for _, r := range double.Requests() {
+		if r.Credential() != delegateKey() {
+			t.Errorf("%s %s: the double did not get the real key through the gate", r.Method, r.Path)
+		}
+	}
+}
