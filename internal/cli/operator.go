@@ -112,7 +112,7 @@ func (a *app) operator(ctx context.Context, address string, port int) error {
 // whose supervisor died and finishes an interrupted admission).
 func (a *app) operatorCandidates(ctx context.Context, events event.Sink) (operator.Candidates, func(), error) {
 	path := filepath.Join(a.env.StateDir(), "state.db")
-	db, err := store.Open(ctx, path, sessionBusy)
+	db, err := store.OpenOptions(ctx, path, store.Options{Busy: sessionBusy, CacheKiB: operator.CacheKiB})
 	if err != nil {
 		return nil, nil, a.startError(path, err)
 	}

@@ -2,61 +2,15 @@ package operator
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"sort"
-	"strconv"
 	"testing"
 	"time"
 
-	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/operator/operatortest"
 )
-
-// Load of the page-latency benchmark (issue 17 performance): 1,000 jobs —
-// each a task-sandbox run (admission and receipt events) with a gate grant
-// under the same job id — and 100,000 egress decisions, 3 % refusals.
-const (
-	benchJobs      = 1000
-	benchDecisions = 100000
-)
-
-func seedLoad(b *testing.B, o *owners) {
-	b.Helper()
-	for i := range benchJobs {
-		id := fmt.Sprintf("job-%04d", i)
-		o.grant(id, "claude-sonnet-5")
-		o.event(event.Event{Type: event.TypeDecision, Reason: "sandbox.admitted", Rule: "sandbox", IDs: map[string]string{"job_id": id}})
-		o.event(event.Event{Type: event.TypeExecution, Reason: "sandbox.run.exited", Rule: "sandbox",
-			IDs: map[string]string{"job_id": id, "exit_code": "0"}, Detail: "tree_empty=true run_ms=120.0 memory_peak_bytes=4194304"})
-	}
-	o.use("job-0001", 4, 30000, 200000000)
-	ctx := context.Background()
-	tx, err := o.db.SQL().BeginTx(ctx, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	st, err := tx.PrepareContext(ctx, `INSERT INTO egress_record(at, purpose, effect, reason, bytes, evidence) VALUES(?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		b.Fatal(err)
-	}
-	reasons := []string{"egress.credential", "egress.category", "egress.threshold", "egress.target", "egress.config_conflict"}
-	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	for i := range benchDecisions {
-		effect, reason := "allow", "egress.allowed"
-		if i%33 == 0 {
-			effect, reason = "deny", reasons[i%len(reasons)]
-		}
-		at := t0.Add(time.Duration(i) * time.Second).Format(time.RFC3339Nano)
-		if _, err := st.ExecContext(ctx, at, "provider-request", effect, reason, 1000+i%5000, "ed1:"+strconv.Itoa(i)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		b.Fatal(err)
-	}
-}
 
 var benchPages = []string{"/", "/jobs", "/grants", "/egress", "/egress?effect=deny", "/events", "/sessions"}
 
@@ -69,10 +23,10 @@ var benchPages = []string{"/", "/jobs", "/grants", "/egress", "/egress?effect=de
 //	go test -run '^$' -bench OperatorPages -benchtime 200x ./internal/operator/
 func BenchmarkOperatorPages(b *testing.B) {
 	dir := b.TempDir()
-	o := newOwners(b, dir)
-	seedLoad(b, o)
-	for i := range 3 {
-		o.session(fmt.Sprintf("/work/project-%d", i))
+	// 1,000 jobs (task-sandbox runs with gate grants) and 100,000 egress
+	// decisions, the same state bench/operator measures idle RSS on.
+	if err := operatortest.Write(context.Background(), dir, operatortest.Issue17); err != nil {
+		b.Fatal(err)
 	}
 	ts := start(b, Options{StateDir: dir, Doctor: demoDoctor})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}

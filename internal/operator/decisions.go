@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -42,7 +43,8 @@ type decisionTally struct {
 	lastID   int64
 	effects  map[string]int
 	reasons  map[string]int
-	refusals []DecisionRow // newest last, at most keepRefusals
+	refusals []DecisionRow // newest last, at most 2*keepRefusals
+	strs     interner      // purposes, effects and reasons
 }
 
 const keepRefusals = 200
@@ -72,6 +74,7 @@ func (t *decisionTally) update(ctx context.Context, db *sql.DB, has map[string]b
 	if t.effects == nil {
 		t.effects, t.reasons = map[string]int{}, map[string]int{}
 	}
+	kept := len(t.refusals)
 	for rows.Next() {
 		d, err := scanDecision(rows)
 		if err != nil {
@@ -79,14 +82,42 @@ func (t *decisionTally) update(ctx context.Context, db *sql.DB, has map[string]b
 		}
 		t.add(d)
 	}
+	if len(t.refusals) != kept {
+		t.compact()
+	}
 	return stateErr(rows.Err())
+}
+
+// compact gives the kept refusals one shared copy of their repeated
+// strings and one allocation for their evidence. The driver allocates
+// every column of every row among the transient strings of all the
+// rows read (100,000 on a first view), and a handful of survivors then
+// keeps many mostly free heap spans in use (issue 17: idle RSS).
+func (t *decisionTally) compact() {
+	var b strings.Builder
+	for i := range t.refusals {
+		b.WriteString(t.refusals[i].Evidence)
+	}
+	all := b.String()
+	for i := range t.refusals {
+		d := &t.refusals[i]
+		d.Purpose, d.Effect, d.Reason = t.strs.get(d.Purpose), t.strs.get(d.Effect), t.strs.get(d.Reason)
+		n := len(d.Evidence)
+		d.Evidence, all = all[:n], all[n:]
+	}
 }
 
 func (t *decisionTally) add(d DecisionRow) {
 	t.lastID = d.ID
+	if _, ok := t.effects[d.Effect]; !ok {
+		d.Effect = t.strs.get(d.Effect) // a map key kept for good
+	}
 	t.effects[d.Effect]++
 	if d.Effect == "allow" {
 		return
+	}
+	if _, ok := t.reasons[d.Reason]; !ok {
+		d.Reason = t.strs.get(d.Reason)
 	}
 	t.reasons[d.Reason]++
 	t.refusals = append(t.refusals, d)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -63,4 +64,55 @@ func TestCorruptFileIsReportedAndKept(t *testing.T) {
 		t.Fatal("corrupt file was modified")
 	}
 	_ = errors.Unwrap(err)
+}
+
+// TestCacheKiB: every connection the pool opens gets the bounded page
+// cache (issue 17: the operator's idle RSS), the zero value keeps
+// SQLite's default, and a negative size is refused.
+func TestCacheKiB(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		opts    Options
+		want    int // PRAGMA cache_size
+		wantErr bool
+	}{
+		{name: "default", opts: Options{}, want: -2000},
+		{name: "bounded", opts: Options{CacheKiB: 64}, want: -64},
+		{name: "negative", opts: Options{CacheKiB: -1}, wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := OpenOptions(ctx, filepath.Join(t.TempDir(), "state.db"), tc.opts)
+			if tc.wantErr {
+				if err == nil {
+					db.Close()
+					t.Fatal("OpenOptions succeeded, want an error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			// Two connections held at once: the second is a new one.
+			var conns []*sql.Conn
+			for range 2 {
+				c, err := db.SQL().Conn(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				conns = append(conns, c)
+			}
+			for i, c := range conns {
+				var got int
+				if err := c.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&got); err != nil {
+					t.Fatal(err)
+				}
+				if got != tc.want {
+					t.Errorf("connection %d: cache_size = %d, want %d", i, got, tc.want)
+				}
+			}
+		})
+	}
 }
