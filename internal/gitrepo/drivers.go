@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,7 +38,7 @@ var driverKeys = map[string][]string{
 // PROCESS_ERROR git.config: nothing runs over a configuration that
 // was not read.
 func (r *Repo) neutralEnv(ctx context.Context) ([]string, error) {
-	out, err := r.Run(ctx, r.Top, nil, nil, "config", "--list", "--name-only", "-z")
+	out, err := r.run(ctx, r.Top, r.env, nil, "config", "--list", "--name-only", "-z")
 	if err != nil && ExitCode(err) != 1 { // 1: no configuration at all
 		return nil, fault.Wrap(fault.ProcessError, ReasonConfig, "The repository's Git configuration cannot be read.", err)
 	}
@@ -85,4 +86,36 @@ func isDriverKey(name string) bool {
 		}
 	}
 	return false
+}
+
+// driverFree are plumbing commands that convert no content and so run no
+// driver whatever the attributes say (flags that would, below, excepted):
+// the quarantine's build uses only these, sparing the configuration
+// listing a process.
+var driverFree = map[string]bool{"rev-parse": true, "config": true, "ls-files": true, "ls-tree": true,
+	"write-tree": true, "mktree": true, "read-tree": true, "diff-tree": true, "update-index": true, "cat-file": true}
+
+// noDrivers reports whether a command cannot run a filter, diff or merge
+// driver: a driverFree command without a flag that converts content
+// (read-tree -u/-m, update-index reading the work tree, cat-file
+// --filters/--textconv, diff-tree --textconv/--ext-diff), or any command
+// run outside the repository (GIT_CEILING_DIRECTORIES in extra: the
+// admission's fast path applies a patch in a staging directory, where git
+// reads no repository, so no attributes select a driver).
+func noDrivers(args, extra []string) bool {
+	if slices.ContainsFunc(extra, func(e string) bool { return strings.HasPrefix(e, "GIT_CEILING_DIRECTORIES=") }) {
+		return true
+	}
+	if len(args) == 0 || !driverFree[args[0]] {
+		return false
+	}
+	for _, a := range args[1:] {
+		switch {
+		case a == "-u" || a == "-m" || a == "--filters" || a == "--textconv" || a == "--ext-diff" || a == "--add" || a == "--stdin" || a == "--again":
+			return false
+		case args[0] == "update-index" && !strings.HasPrefix(a, "-"):
+			return false // a path: hashed from the work tree
+		}
+	}
+	return true
 }

@@ -180,3 +180,33 @@ func TestRequiredFilterPassesRaw(t *testing.T) {
 		t.Errorf("the filter ran")
 	}
 }
+
+// TestNoDrivers: only content-free plumbing (and commands run outside the
+// repository) skip the driver neutralization.
+func TestNoDrivers(t *testing.T) {
+	ceiling := []string{"GIT_CEILING_DIRECTORIES=/x"}
+	for _, tc := range []struct {
+		args  []string
+		extra []string
+		want  bool
+	}{
+		{[]string{"rev-parse", "--verify", "HEAD"}, nil, true},
+		{[]string{"read-tree", "abc"}, nil, true},
+		{[]string{"read-tree", "-u", "-m", "abc"}, nil, false},
+		{[]string{"update-index", "-z", "--index-info"}, nil, true},
+		{[]string{"update-index", "--add", "--remove", "-z", "--stdin"}, nil, false},
+		{[]string{"update-index", "f"}, nil, false},
+		{[]string{"diff-tree", "-p", "a", "b"}, nil, true},
+		{[]string{"diff-tree", "--textconv", "a", "b"}, nil, false},
+		{[]string{"cat-file", "--filters", "HEAD:f"}, nil, false},
+		{[]string{"checkout-index", "-a"}, nil, false},
+		{[]string{"apply", "--cached", "-"}, nil, false},
+		{[]string{"apply", "-"}, ceiling, true},
+		{[]string{"status"}, nil, false},
+		{nil, nil, false},
+	} {
+		if got := noDrivers(tc.args, tc.extra); got != tc.want {
+			t.Errorf("noDrivers(%q, %q) = %v, want %v", tc.args, tc.extra, got, tc.want)
+		}
+	}
+}

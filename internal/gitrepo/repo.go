@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/config"
@@ -48,14 +49,22 @@ type Repo struct {
 
 	bin string
 	env []string
+	// neutral is neutralEnv's result, computed by the first command
+	// that can run a driver (noDrivers), once.
+	neutral struct {
+		once sync.Once
+		env  []string
+		err  error
+	}
 }
 
 // Open returns the repository whose top level is dir. dir must be absolute
 // and be the top level itself (a subdirectory is not the workspace):
 // INVALID_INPUT git.not_repository otherwise; a missing git binary is
 // CLI_NOT_FOUND git.missing; a configuration git cannot list is
-// PROCESS_ERROR git.config. Every later command of the Repo runs with the
-// configured filter, diff and merge drivers set to "" (see safeConfig).
+// PROCESS_ERROR git.config (from the first command that needs it). Every
+// command of the Repo that could run one runs with the configured filter,
+// diff and merge drivers set to "" (see safeConfig, noDrivers).
 func Open(ctx context.Context, env config.Env, dir string) (*Repo, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, fault.New(fault.InvalidInput, ReasonNotRepo, "The workspace path must be absolute.")
@@ -73,11 +82,6 @@ func Open(ctx context.Context, env config.Env, dir string) (*Repo, error) {
 			return nil, err
 		}
 	}
-	neutral, err := r.neutralEnv(ctx)
-	if err != nil {
-		return nil, err
-	}
-	r.env = append(r.env, neutral...)
 	return r, nil
 }
 
@@ -169,6 +173,18 @@ func baseEnv(env config.Env) []string {
 // git.failed whose internal cause ([Error]) carries the arguments and
 // stderr; the exit code is reachable with [ExitCode].
 func (r *Repo) Run(ctx context.Context, dir string, extra []string, stdin []byte, args ...string) ([]byte, error) {
+	env := append(append([]string(nil), r.env...), extra...)
+	if !noDrivers(args, extra) {
+		r.neutral.once.Do(func() { r.neutral.env, r.neutral.err = r.neutralEnv(ctx) })
+		if r.neutral.err != nil {
+			return nil, r.neutral.err
+		}
+		env = append(env, r.neutral.env...)
+	}
+	return r.run(ctx, dir, env, stdin, args...)
+}
+
+func (r *Repo) run(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	argv := []string{"--no-pager"}
@@ -176,7 +192,7 @@ func (r *Repo) Run(ctx context.Context, dir string, extra []string, stdin []byte
 		argv = append(argv, "-c", c)
 	}
 	cmd := exec.CommandContext(ctx, r.bin, append(argv, args...)...)
-	cmd.Dir, cmd.Env, cmd.WaitDelay = dir, append(append([]string(nil), r.env...), extra...), time.Second
+	cmd.Dir, cmd.Env, cmd.WaitDelay = dir, env, time.Second
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
