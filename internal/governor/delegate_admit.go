@@ -43,7 +43,9 @@ type AdmissionQuestion struct {
 	// Taint is the reason the candidate is tainted ("" = not tainted); a
 	// tainted candidate is admitted only when the answer acknowledges it.
 	Taint string
-	// Checks are the verify results, when the job has them (nil = none).
+	// Checks are the verify results (the user's commands, their status
+	// and real exit code), or the job's verification summary when none
+	// ran; nil when the job has neither.
 	Checks []string
 }
 
@@ -163,6 +165,12 @@ func (g *Governor) admissionQuestion(ctx context.Context, deps DelegateDeps, ws,
 		return AdmissionQuestion{}, fault.New(fault.InvalidInput, adm.ReasonNoCandidate, "The job's candidate is empty: there is nothing to admit.")
 	}
 	q := AdmissionQuestion{Job: j.ID, Workspace: j.Workspace, Digest: j.Candidate.Digest, Files: DiffSummary(j.Candidate.Patch), Findings: v.Findings}
+	for _, c := range v.Checks {
+		q.Checks = append(q.Checks, fmt.Sprintf("%s: %s (%s, exit code %d)", c.Command, c.Status, c.Exit, c.ExitCode))
+	}
+	if len(q.Checks) == 0 && v.Verification != "" {
+		q.Checks = []string{v.Verification}
+	}
 	if j.State == job.Tainted {
 		q.Taint = quarantine.Visible(redact.NewAnswer().String(j.Reason))
 	}

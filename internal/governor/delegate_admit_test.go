@@ -39,12 +39,12 @@ func TestDiffSummary(t *testing.T) {
 // TestAdmissionQuestionMessage: the question names job, workspace,
 // digest, totals, each file, each finding and the taint reason.
 func TestAdmissionQuestionMessage(t *testing.T) {
-	q := AdmissionQuestion{Job: "job_1", Workspace: "/w", Digest: "sha256:ab", Taint: "gate.revoked",
+	q := AdmissionQuestion{Job: "job_1", Workspace: "/w", Digest: "sha256:ab", Taint: "gate.revoked", Checks: []string{"go test ./...: failed (exited, exit code 1)"},
 		Files:    []FileChange{{"a.txt", 3, 1}, {"b.txt", 0, 2}},
 		Findings: []JobFinding{{Rule: "ci.workflow", Severity: "warn", Path: ".github/workflows/x.yml", Message: "CI configuration"}}}
 	msg := q.Message()
 	for _, want := range []string{"job_1", "/w", "sha256:ab", "Files (2, +3 -3)", "a.txt +3 -1", "b.txt +0 -2",
-		"Scan findings (1)", "[warn] ci.workflow .github/workflows/x.yml: CI configuration", "TAINTED: gate.revoked", "approve: true"} {
+		"Scan findings (1)", "[warn] ci.workflow .github/workflows/x.yml: CI configuration", "TAINTED: gate.revoked", "Check: go test ./...: failed (exited, exit code 1)", "approve: true"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
 		}
