@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"io"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -32,4 +33,26 @@ func BenchmarkAdmissionTx(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSequentialRequests sends streamed requests one after another
+// through the gate to the local double (as bench/gate's latency phase)
+// and reports the process CPU time per request, which other processes on
+// a shared machine do not inflate: the double's and the client's share is
+// the same for every gate version, so differences are the gate's.
+//
+//	go test ./internal/gate -run '^$' -bench SequentialRequests -benchtime 2000x
+func BenchmarkSequentialRequests(b *testing.B) {
+	f := newFixture(b, nil)
+	s := spec(Anthropic)
+	s.MaxRequests = 1 << 40
+	gr, phantom := f.grant(s)
+	readAll(&testing.T{}, f.call(Anthropic, phantom, gr.Model, true)) // warm the connections
+	cpu0 := cpuTime()
+	for b.Loop() {
+		resp := f.call(Anthropic, phantom, gr.Model, true)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/req")
 }
