@@ -68,8 +68,10 @@
 //
 // # Performance
 //
-// One write transaction per admission and one per settlement, on a
-// pinned writer connection behind a mutex, with prepared statements;
+// One write transaction per admission, on a pinned writer connection
+// behind a mutex, with prepared statements; a settlement is carried by
+// the next write transaction (an admission's, before its budget check)
+// or, after at most 2 ms, by its own, grouped with the other queued ones;
 // WAL checkpoints run in the background (see writer.go). Numbers and
 // the command are in docs/PERFORMANCE.md, "Provider gate".
 package gate
