@@ -57,7 +57,7 @@ var caCerts = []string{"/etc/ssl/certs"}
 func claudeSpec(j Job, port int) sandbox.AgentSpec {
 	binds := append([]string{j.Runtime.Executable}, existing(caCerts)...)
 	spec := sandbox.AgentSpec{GatePort: port, Candidate: &sandbox.Candidate{Workspace: j.Workspace, Dir: j.CandidateDir},
-		Phantom: []string{"ANTHROPIC_API_KEY=" + j.Phantom.Reveal()}}
+		Phantom: []string{PhantomVar(j.Gate) + "=" + j.Phantom.Reveal()}}
 	spec.Path, spec.Args = j.Runtime.Executable, claudeArgs(j.Model, j.Prompt)
 	spec.Env, spec.ReadOnly = claudeEnv(port), binds
 	spec.Limits = j.Limits

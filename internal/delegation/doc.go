@@ -29,9 +29,8 @@
 // # Non-goals
 //
 // Not here yet: the user-facing delegate tool and admission of the
-// candidate's changes (the next issue); a delegate job holding a
-// subscription login (its phantom goes in ANTHROPIC_API_KEY); a snapshot
-// of the workspace as the overlay's lower layer.
+// candidate's changes (the next issue); a snapshot of the workspace as
+// the overlay's lower layer.
 //
 // # Read-only turns
 //

@@ -124,6 +124,17 @@ func gateWith(t *testing.T, upstream string, ref secret.Ref) *gate.Gate {
 // against the real file system and an empty environment).
 func gateFor(t *testing.T, p gate.Provider, upstream string, ref secret.Ref) *gate.Gate {
 	t.Helper()
+	return gateResolvingFor(t, p, upstream, ref, config.FromList(nil))
+}
+
+// gateResolving is gateWith resolving env references against env.
+func gateResolving(t *testing.T, upstream string, ref secret.Ref, env config.Env) *gate.Gate {
+	t.Helper()
+	return gateResolvingFor(t, gate.Anthropic, upstream, ref, env)
+}
+
+func gateResolvingFor(t *testing.T, p gate.Provider, upstream string, ref secret.Ref, env config.Env) *gate.Gate {
+	t.Helper()
 	dir := t.TempDir()
 	db, err := store.Open(context.Background(), filepath.Join(dir, "state.db"), 0)
 	if err != nil {
@@ -148,11 +159,48 @@ func gateFor(t *testing.T, p gate.Provider, upstream string, ref secret.Ref) *ga
 		t.Fatal(err)
 	}
 	g, err := gate.New(context.Background(), gate.Options{DB: db, Key: key, Egress: dec, Events: &event.Memory{},
-		Secrets: &secret.Resolver{Env: config.FromList(nil)}, Credentials: map[gate.Provider]secret.Ref{p: ref},
+		Secrets: &secret.Resolver{Env: env}, Credentials: map[gate.Provider]secret.Ref{p: ref},
 		Upstreams: map[gate.Provider]string{p: upstream}, UnsafeAllowLoopbackUpstream: true, DrainTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
 	return g
+}
+
+// TestDelegateJobSubscriptionLogin: a candidate job behind a gate that
+// holds the subscription login gives the CLI its phantom in
+// CLAUDE_CODE_OAUTH_TOKEN too, so the provider gets the real token as a
+// bearer with the OAuth flag.
+func TestDelegateJobSubscriptionLogin(t *testing.T) {
+	rt, err := ResolveRuntime(pinnedCLI(t, "claude"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const model = "claude-sonnet-4-5"
+	double := providertest.NewAnthropic(t, providertest.Options{Default: providertest.Reply{Text: "JOB-DONE"}})
+	ref, _ := secret.ParseRef("env:CLAUDE_CODE_OAUTH_TOKEN")
+	g := gateResolving(t, double.URL(), ref, config.FromList([]string{"CLAUDE_CODE_OAUTH_TOKEN=" + oauthToken()}))
+	gr, phantom, err := g.Grant(context.Background(), gate.Spec{Provider: gate.Anthropic, Model: model, Job: "job-oauth",
+		TTL: time.Hour, MaxRequests: 10, MaxTokens: 1_000_000, MaxSpend: gate.USD(50),
+		Price: &gate.Price{InputPerMTok: 15, OutputPerMTok: 15, CacheWritePerMTok: 15, CacheReadPerMTok: 15}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRunner(t)
+	qualify(t, r, rt)
+	res, err := r.Run(testCtx(t), Job{Runtime: rt, Model: model, Prompt: "hi", Workspace: canonicalTemp(t), CandidateDir: t.TempDir(),
+		Phantom: phantom, Grant: gr.ID, Gate: g})
+	if err != nil || !res.Receipt.Exit.Success() {
+		t.Fatalf("job: %v %+v", err, res.Receipt.Exit)
+	}
+	reqs := double.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("the double saw no request")
+	}
+	for _, q := range reqs {
+		if q.Header.Get("Authorization") != "Bearer "+oauthToken() || !strings.Contains(q.Header.Get("Anthropic-Beta"), "oauth-2025-04-20") {
+			t.Errorf("%s %s: not the real token as an OAuth bearer", q.Method, q.Path)
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coagent8/coagent8/internal/adapter"
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/gate"
 	"github.com/coagent8/coagent8/internal/process"
 	"github.com/coagent8/coagent8/internal/sandbox"
 	"github.com/coagent8/coagent8/internal/secret"
@@ -36,6 +37,22 @@ type ReadTurn struct {
 	PhantomVar string
 	// Gate serves the sandbox's only network channel.
 	Gate http.Handler
+}
+
+// PhantomVar is the variable Claude Code takes its phantom from behind
+// g: CLAUDE_CODE_OAUTH_TOKEN when g holds a subscription login for
+// Anthropic (the CLI then sends it as a bearer token with the OAuth beta
+// flag, as the provider expects of that credential), else
+// ANTHROPIC_API_KEY.
+func PhantomVar(g any) string {
+	if k, ok := g.(interface {
+		CredentialKind(gate.Provider) (gate.CredentialKind, error)
+	}); ok {
+		if kind, err := k.CredentialKind(gate.Anthropic); err == nil && kind == gate.OAuthToken {
+			return "CLAUDE_CODE_OAUTH_TOKEN"
+		}
+	}
+	return "ANTHROPIC_API_KEY"
 }
 
 // phantomVars are the variables a read turn's phantom may be given in.

@@ -151,7 +151,7 @@ func (g *Governor) contain(ctx context.Context, cfg config.File, treq *turn.Requ
 	}
 	revoke := func() { _ = k.deps.Gate.Revoke(context.WithoutCancel(ctx), gr.ID) }
 	l, err := k.deps.Runner.ReadLauncher(delegation.ReadTurn{Runtime: k.rt, Phantom: phantom,
-		PhantomVar: phantomVar(k.deps.Gate), Gate: k.deps.Gate})
+		PhantomVar: delegation.PhantomVar(k.deps.Gate), Gate: k.deps.Gate})
 	if err != nil {
 		revoke()
 		return nil, err
@@ -182,19 +182,4 @@ func turnGrantJob() string {
 	b := make([]byte, 8)
 	rand.Read(b)
 	return "turn-" + hex.EncodeToString(b)
-}
-
-// phantomVar is the variable the sandboxed Claude Code takes its phantom
-// from: CLAUDE_CODE_OAUTH_TOKEN when the gate holds a subscription login
-// (the CLI then sends it as a bearer token with the OAuth beta flag, as
-// the provider expects of that credential), else ANTHROPIC_API_KEY.
-func phantomVar(g DelegateGate) string {
-	if k, ok := g.(interface {
-		CredentialKind(gate.Provider) (gate.CredentialKind, error)
-	}); ok {
-		if kind, err := k.CredentialKind(gate.Anthropic); err == nil && kind == gate.OAuthToken {
-			return "CLAUDE_CODE_OAUTH_TOKEN"
-		}
-	}
-	return "ANTHROPIC_API_KEY"
 }
