@@ -108,7 +108,8 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 const instructions = `coagent8 consults another local coding agent (Claude Code, Codex, agy) under a verified read-only profile. ` +
 	`Call consult with a proposal and the absolute workspace_path, review to get an enforced READY/BLOCKED review of the workspace's Git changes, ` +
-	`delegate to hand a task to a sandboxed agent that returns a quarantined patch only the user can admit, ` +
+	`delegate to hand a task to a sandboxed agent that returns a quarantined patch only the user can admit ` +
+	`(request_admission asks the user by an approval form; it admits nothing by itself), ` +
 	`doctor to see which backends are ready, issue to prepare a sanitized bug report.`
 
 func identity() *mcp.Implementation {
