@@ -15,9 +15,10 @@
 // user's configuration or a candidate names (issue 15 scope 1): hooks
 // (core.hooksPath=/dev/null), core.fsmonitor, pager, credential helpers,
 // signing and every transport (protocol.allow=never, so no
-// core.sshCommand) are off by -c, and [Open] lists the effective
+// core.sshCommand) are off by -c, and a [Repo] lists the effective
 // configuration once and sets every filter, diff and merge driver command
-// in it to "" (GIT_CONFIG_COUNT), so a .gitattributes that arrives with a
+// in it to "" (GIT_CONFIG_COUNT; listed lazily by the first command that
+// could run one), so a .gitattributes that arrives with a
 // patch can select no driver. Decisions: the system configuration is not
 // read; the user's global configuration is (identity, object format and
 // other settings of the user's own checkout), with its drivers

@@ -161,3 +161,29 @@ func TestGitDirRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestGitDirInVerifyProfile: the verify profile (the candidate's upper on
+// the read-only workspace) of a linked worktree projects its git
+// directory read-only too: a check running git status and git diff sees
+// the candidate's change against the worktree's HEAD.
+func TestGitDirInVerifyProfile(t *testing.T) {
+	s := newTestSandbox(t)
+	l := linkedWorktree(t)
+	upper := t.TempDir()
+	writeTree(t, upper, map[string]string{"a.txt": "a\nchanged\n"})
+	var out bytes.Buffer
+	j, err := s.admitVerify(VerifySpec{Spec: Spec{Path: "/usr/bin/dash", Stdout: &out, Stderr: &out,
+		// The verify view's root is the upper layer's (not idmapped): git's
+		// ownership check needs the exception a check would pass.
+		Args: []string{"-c", "g() { git -c safe.directory='*' \"$@\"; }; g status --porcelain; g diff --stat | tail -1"}}, Workspace: l.ws, Upper: upper})
+	if err != nil {
+		t.Fatalf("admitVerify: %v", err)
+	}
+	r, err := s.runJob(testCtx(t), j, "test")
+	if err != nil || !r.Exit.Success() {
+		t.Fatalf("run: %v exit %+v\n%s", err, r.Exit, out.String())
+	}
+	if got, want := out.String(), " M a.txt\n 1 file changed, 1 insertion(+)\n"; got != want {
+		t.Errorf("git in the verify profile printed %q, want %q", got, want)
+	}
+}

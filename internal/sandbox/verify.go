@@ -80,6 +80,10 @@ func (s *Sandbox) admitVerify(spec VerifySpec) (job, error) {
 	// projection (idmapped under a root supervisor, a read-only Landlock
 	// rule) with the candidate's upper layer stacked on it.
 	j.readWS, j.verifyUpper = ws, up
+	// A linked worktree's or submodule's git directory, read-only (gitdir.go).
+	if j.git, err = s.admitGitDir(ws, "", j.binds); err != nil {
+		return job{}, err
+	}
 	return j, nil
 }
 
