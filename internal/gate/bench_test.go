@@ -29,7 +29,7 @@ func BenchmarkAdmissionTx(b *testing.B) {
 		if reason := f.gate.sealJoint(ctx, f.gate.transmission(req, a), a); reason != "" {
 			b.Fatal(reason)
 		}
-		if err := f.gate.ledger.settle(ctx, a.rid, gr.ID, a.reserved, Amount{Tokens: 100, Spend: 100}, OutcomeUsage, 0, time.Now()); err != nil {
+		if err := f.gate.ledger.settle(ctx, a.rid, gr.ID, a.reserved, Amount{Tokens: 100, Spend: 100}, OutcomeUsage, 0, time.Now(), 0); err != nil {
 			b.Fatal(err)
 		}
 	}

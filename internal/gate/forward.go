@@ -103,13 +103,18 @@ func (g *Gate) upstreamFailed(w http.ResponseWriter, r *http.Request, err error)
 }
 
 // settle records the charge of an exchange and its settlement event.
-func (g *Gate) settle(a *admission, charged Amount, out Outcome) {
+func (g *Gate) settle(a *admission, charged Amount, out Outcome) { g.settleWithin(a, charged, out, 0) }
+
+// settleWithin is [Gate.settle] letting the next write transaction
+// within carry take the write (see writer.settle); for settlements off
+// the client's path.
+func (g *Gate) settleWithin(a *admission, charged Amount, out Outcome, carry time.Duration) {
 	if a.rid == 0 {
 		return
 	}
 	sent := a.sentAt.Load()
 	g.sent.drop(a.rid)
-	err := g.ledger.settle(context.Background(), a.rid, a.grant.ID, a.reserved, charged, out, sent, g.opts.Now())
+	err := g.ledger.settle(context.Background(), a.rid, a.grant.ID, a.reserved, charged, out, sent, g.opts.Now(), carry)
 	detail := fmt.Sprintf("reserved_tokens=%d reserved_nano_usd=%d charged_tokens=%d charged_nano_usd=%d",
 		a.reserved.Tokens, a.reserved.Spend, charged.Tokens, charged.Spend)
 	if err != nil {

@@ -83,7 +83,7 @@ func (b *meteredBody) finish() {
 		go func() {
 			defer b.g.settling.Done()
 			<-b.a.served
-			b.g.settle(b.a, charge, out)
+			b.g.settleWithin(b.a, charge, out, settleDelay)
 		}()
 	})
 }

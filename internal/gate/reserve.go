@@ -107,14 +107,15 @@ const (
 )
 
 // settle replaces reservation rid — of grant gid, holding reserved — by
-// the charged amount, once, in one write transaction on the writer. A
+// the charged amount, once, in a write transaction on the writer: the
+// next one that starts within carry, else its own (writer.settle). A
 // second call is a no-op.
-func (l *ledger) settle(ctx context.Context, rid int64, gid string, reserved, charged Amount, out Outcome, sent int64, now time.Time) error {
+func (l *ledger) settle(ctx context.Context, rid int64, gid string, reserved, charged Amount, out Outcome, sent int64, now time.Time, carry time.Duration) error {
 	var sentAt any
 	if sent != 0 {
 		sentAt = sent
 	}
-	err := l.w.settle(ctx, func(tx *sql.Tx) error {
+	err := l.w.settle(ctx, carry, func(tx *sql.Tx) error {
 		res, err := tx.StmtContext(ctx, l.st.settle).ExecContext(ctx, now.UnixNano(), out, charged.Tokens, charged.Spend,
 			attemptOf(out, sent != 0), sentAt, rid, gid, reserved.Tokens, reserved.Spend)
 		if err != nil {

@@ -134,8 +134,8 @@ func (w *writer) write(ctx context.Context, fn func(*sql.Tx) error) error {
 // its own alone, as before.
 
 //
-// A settler first waits up to settleDelay for such a holder before taking
-// the lock itself: one request after another, the next admission then
+// A settler off the client's path (after the response ended) first waits
+// up to settleDelay for such a holder before taking the lock itself: one request after another, the next admission then
 // carries the previous settlement, one transaction per request instead
 // of two. Nothing that decides waits for a settlement — every holder of
 // the lock applies the queued ones before its own statements, so budget
@@ -143,8 +143,8 @@ func (w *writer) write(ctx context.Context, fn func(*sql.Tx) error) error {
 // audit) may see a reservation open that long. Close still waits for
 // every settlement.
 
-// settleDelay bounds how long a settlement waits for another writer's
-// transaction to carry it.
+// settleDelay bounds how long a settlement off the client's path (after
+// the response ended) waits for another writer's transaction to carry it.
 const settleDelay = 2 * time.Millisecond
 
 // errBatch marks a transaction left in an unknown state by a failed
@@ -152,19 +152,23 @@ const settleDelay = 2 * time.Millisecond
 var errBatch = errors.New("settlement batch: savepoint failed")
 
 // settle queues fn and returns its result once a committed write
-// transaction applied it: one of another holder of mu, or its own. fn
-// must change nothing when it returns errSettled.
-func (w *writer) settle(ctx context.Context, fn func(*sql.Tx) error) error {
+// transaction applied it: one of another holder of mu that starts within
+// carry (0 on the client's path: an error answer waits for its
+// settlement), or its own. fn must change nothing when it returns
+// errSettled.
+func (w *writer) settle(ctx context.Context, carry time.Duration, fn func(*sql.Tx) error) error {
 	s := &settlement{fn: fn, done: make(chan struct{})}
 	w.pmu.Lock()
 	w.pending = append(w.pending, s)
 	w.pmu.Unlock()
-	t := time.NewTimer(settleDelay)
-	select {
-	case <-s.done: // carried by another writer's transaction
-		t.Stop()
-		return s.err
-	case <-t.C:
+	if carry > 0 {
+		t := time.NewTimer(carry)
+		select {
+		case <-s.done: // carried by another writer's transaction
+			t.Stop()
+			return s.err
+		case <-t.C:
+		}
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()

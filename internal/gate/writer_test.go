@@ -62,7 +62,7 @@ func queueSettlements(t *testing.T, w *writer, n int, fn func(i int) func(*sql.T
 	t.Helper()
 	errs := make(chan error, n)
 	for i := range n {
-		go func() { errs <- w.settle(context.Background(), fn(i)) }()
+		go func() { errs <- w.settle(context.Background(), settleDelay, fn(i)) }()
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
