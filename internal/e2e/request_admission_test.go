@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -261,5 +262,49 @@ func TestDelegateActivityLines(t *testing.T) {
 	}
 	if sc, _ := call(t, cs, "session", map[string]any{"action": "status", "session_handle": id, "workspace_path": ws}); sc["activity"] != nil {
 		t.Errorf("an ended job still shows activity: %v", sc["activity"])
+	}
+}
+
+// TestDelegateProgressCarriesActivity (issue 16 scope 1): a wait:true job
+// called with a progress token gets notifications/progress whose message
+// carries the agent's latest activity line, labelled untrusted; they are
+// numbered and bounded. The tool use stays the latest line while the
+// answer streams for about 10 s, over many 500 ms progress polls.
+func TestDelegateProgressCarriesActivity(t *testing.T) {
+	double := providertest.NewAnthropicTools(t, providertest.Options{Default: providertest.Reply{Text: strings.Repeat("slow ", 100),
+		Chunks: 100, ChunkDelay: 100 * time.Millisecond}},
+		providertest.ToolUse{Name: "Bash", Input: map[string]any{"command": "echo progress-marker", "description": "say hello"}})
+	probe := providertest.NewAnthropic(t, providertest.Options{})
+	environ := delegateEnv(t, probe.URL(), double.URL(), "")
+	ws := gitWorkspace(t)
+	var mu sync.Mutex
+	var got []*mcp.ProgressNotificationParams
+	opts := approving(new([]string))
+	opts.ProgressNotificationHandler = func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		got = append(got, r.Params)
+		mu.Unlock()
+	}
+	cs := connectElicit(t, environ, opts)
+	p := &mcp.CallToolParams{Name: "delegate", Arguments: map[string]any{"task": "say hello", "workspace_path": ws, "model": delegateModel,
+		"wait": true, "budget": map[string]any{"max_usd": 3, "max_minutes": 5}}}
+	p.SetProgressToken("tok-job")
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, p)
+	if err != nil || res.IsError {
+		t.Fatalf("delegate wait:true: %v %v", err, res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	seen := false
+	for i, n := range got {
+		if n.ProgressToken != "tok-job" || n.Progress != float64(i+1) || len(n.Message) > 512 {
+			t.Errorf("notification %d = %+v", i, n)
+		}
+		seen = seen || strings.Contains(n.Message, "agent activity (untrusted): tool Bash: command=echo progress-marker")
+	}
+	if !seen {
+		t.Errorf("no progress notification carried the activity line: %+v", got)
 	}
 }
