@@ -77,6 +77,14 @@ func (r *Runner) ReadLauncher(t ReadTurn) (*ReadLauncher, error) {
 	return &ReadLauncher{r: r, t: t}, nil
 }
 
+// Qualified returns nil when a passing qualification binds rt's
+// executable as it is now (its file key unchanged, or else its digest),
+// else the refusal Launch would give (fault.SandboxUnavailable).
+func (r *Runner) Qualified(rt Runtime) error {
+	_, err := r.requireQualified(rt)
+	return err
+}
+
 // Containment is [adapter.ContainmentKernel].
 func (l *ReadLauncher) Containment() string { return adapter.ContainmentKernel }
 

@@ -201,6 +201,9 @@ func TestReadLauncherRefusesAnotherExecutable(t *testing.T) {
 	if got := reasonOf(err); got != "delegation.runtime_unqualified" {
 		t.Errorf("reason = %q (%v), want delegation.runtime_unqualified", got, err)
 	}
+	if got := reasonOf(r.Qualified(Runtime{Executable: "/usr/bin/true", Digest: "sha256:00"})); got != "delegation.runtime_unqualified" {
+		t.Errorf("Qualified reason = %q, want delegation.runtime_unqualified", got)
+	}
 }
 
 func canonicalTemp(t *testing.T) string {

@@ -106,8 +106,11 @@ func (g *Governor) kernelFor(ctx context.Context, cfg config.File, backend strin
 func (g *Governor) kernelRuntime(ctx context.Context) (*kernelRuntime, error) {
 	g.kernel.mu.Lock()
 	defer g.kernel.mu.Unlock()
-	if g.kernel.ok != nil {
-		return g.kernel.ok, nil
+	if k := g.kernel.ok; k != nil {
+		if k.deps.Runner.Qualified(k.rt) == nil {
+			return k, nil
+		}
+		g.kernel.ok = nil // the CLI changed (an upgrade): resolve and qualify it again
 	}
 	deps, err := g.deps(ctx)
 	if err != nil {
