@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,6 +26,10 @@ const (
 	// maxQuestionFiles bounds the file list of the question; the rest is
 	// counted.
 	maxQuestionFiles = 40
+	// maxQuestionFindings bounds the findings listed (hosts show the form's
+	// message whole); the rest is counted and the form names where all
+	// of them are. Blocking findings are listed first.
+	maxQuestionFindings = 200
 )
 
 // AdmissionQuestion is what the user is shown before a candidate is
@@ -51,8 +56,9 @@ type AdmissionQuestion struct {
 
 // FileChange is one file of a patch: its path and added/removed lines.
 type FileChange struct {
-	Path           string `json:"path"`
-	Added, Removed int
+	Path    string `json:"path"`
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
 }
 
 // Message is the question's text: job, workspace, digest, the diff
@@ -74,7 +80,11 @@ func (q AdmissionQuestion) Message() string {
 		fmt.Fprintf(&b, "  %s +%d -%d\n", f.Path, f.Added, f.Removed)
 	}
 	fmt.Fprintf(&b, "Scan findings (%d):\n", len(q.Findings))
-	for _, f := range q.Findings {
+	for i, f := range q.Findings {
+		if i == maxQuestionFindings {
+			fmt.Fprintf(&b, "  … and %d more findings (all of them: coagent8 jobs %s)\n", len(q.Findings)-i, q.Job)
+			break
+		}
 		fmt.Fprintf(&b, "  [%s] %s %s: %s\n", f.Severity, f.Rule, f.Path, f.Message)
 	}
 	if q.Taint != "" {
@@ -130,7 +140,7 @@ func (g *Governor) RequestAdmission(ctx context.Context, ws, id string, c Admiss
 	if err != nil {
 		return adm.Result{}, g.refuseAdmission(id, err)
 	}
-	if q.Taint != "" && !hasAck(ans.Ack, adm.AckTainted) {
+	if q.Taint != "" && !slices.Contains(ans.Ack, adm.AckTainted) {
 		return adm.Result{}, g.refuseAdmission(id, fault.New(fault.PolicyDenied, adm.ReasonUnacknowledged,
 			"the candidate was not admitted: it is tainted ("+q.Taint+") and the answer did not acknowledge the taint"))
 	}
@@ -165,6 +175,7 @@ func (g *Governor) admissionQuestion(ctx context.Context, deps DelegateDeps, ws,
 		return AdmissionQuestion{}, fault.New(fault.InvalidInput, adm.ReasonNoCandidate, "The job's candidate is empty: there is nothing to admit.")
 	}
 	q := AdmissionQuestion{Job: j.ID, Workspace: j.Workspace, Digest: j.Candidate.Digest, Files: DiffSummary(j.Candidate.Patch), Findings: v.Findings}
+	slices.SortStableFunc(q.Findings, func(a, b JobFinding) int { return blockFirst(a) - blockFirst(b) })
 	for _, c := range v.Checks {
 		q.Checks = append(q.Checks, fmt.Sprintf("%s: %s (%s, exit code %d)", c.Command, c.Status, c.Exit, c.ExitCode))
 	}
@@ -177,6 +188,13 @@ func (g *Governor) admissionQuestion(ctx context.Context, deps DelegateDeps, ws,
 	return q, nil
 }
 
+func blockFirst(f JobFinding) int {
+	if f.Severity == "block" {
+		return 0
+	}
+	return 1
+}
+
 // refuseAdmission records the refusal's security event and returns err.
 func (g *Governor) refuseAdmission(id string, err error) error {
 	fe := fault.From(err)
@@ -184,15 +202,6 @@ func (g *Governor) refuseAdmission(id string, err error) error {
 		IDs: map[string]string{"job": id, "actor": "mcp-elicitation"}}
 	_ = g.events.Record(e) // a failing sink must not turn a refusal into an admission
 	return fe
-}
-
-func hasAck(acks []string, want string) bool {
-	for _, a := range acks {
-		if a == want {
-			return true
-		}
-	}
-	return false
 }
 
 // DiffSummary returns the files of a Git patch with their added and
