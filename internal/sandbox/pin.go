@@ -22,7 +22,9 @@ const maxPins = 4
 // attach an unlinked file's mount), so neither the replacement nor
 // anything unchecked runs. Not covered: a write into the same inode after
 // Check (by its owner, in place; a running executable is ETXTBSY only
-// once it runs).
+// once it runs). An unprivileged supervisor cannot clone host mounts: it
+// checks the file through a descriptor just before the fork and PID 1
+// binds the path, which narrows the window without closing it.
 type Pin struct {
 	// Path is the canonical absolute path of a regular file that is also
 	// in [Spec.ReadOnly] (typically the executable, [Spec.Path]).

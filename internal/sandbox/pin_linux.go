@@ -20,7 +20,17 @@ var testOnlyAfterPin func(path string)
 // pinTrees clones each pinned file as a detached mount (not following a
 // final symlink), checks it through that mount and returns the mounts,
 // in order, for PID 1 to attach. On an error every mount made is closed.
+//
+// An unprivileged supervisor may not clone a mount of the host's mount
+// namespace (open_tree: EPERM), and PID 1 cannot clone one it inherited
+// (EINVAL: not its namespace): there each file is checked through a
+// descriptor opened without following symlinks, just before the fork,
+// and PID 1 binds the path (no symlinks) as for any read-only path — a
+// narrower window than a check by path, not a closed one (documented).
 func pinTrees(pins []pinned) ([]*os.File, error) {
+	if os.Geteuid() != 0 {
+		return nil, checkByDescriptor(pins)
+	}
 	var trees []*os.File
 	fail := func(err error) ([]*os.File, error) {
 		for _, t := range trees {
@@ -45,6 +55,25 @@ func pinTrees(pins []pinned) ([]*os.File, error) {
 	return trees, nil
 }
 
+// checkByDescriptor is the unprivileged supervisor's check (pinTrees).
+func checkByDescriptor(pins []pinned) error {
+	for _, p := range pins {
+		f, err := os.OpenFile(p.path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return unavailable("pin", "the pinned file "+p.path+", opened without symlinks", err)
+		}
+		err = checkFile(p, f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if testOnlyAfterPin != nil {
+			testOnlyAfterPin(p.path)
+		}
+	}
+	return nil
+}
+
 // checkPinned opens the detached mount's file read-only (a regular file,
 // by its descriptor) and runs the pin's check on it.
 func checkPinned(p pinned, tree int) error {
@@ -53,10 +82,15 @@ func checkPinned(p pinned, tree int) error {
 		return unavailable("pin", "the pinned file "+p.path+", opened through its mount", err)
 	}
 	defer f.Close()
+	return checkFile(p, f)
+}
+
+// checkFile runs the pin's check on f, a regular file.
+func checkFile(p pinned, f *os.File) error {
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 		return unavailable("pin", "a regular pinned file "+p.path, err)
 	}
-	err = p.check(f)
+	err := p.check(f)
 	var fe *fault.Error
 	switch {
 	case err == nil:

@@ -98,3 +98,35 @@ func TestPinnedExecutableSwap(t *testing.T) {
 		t.Errorf("pin without its read-only bind: %v, want INVALID_INPUT", err)
 	}
 }
+
+// TestPinCheckByDescriptor: the unprivileged supervisor's check (no
+// mount clone) reads the file through a descriptor that does not follow
+// a symlink, and passes the check's refusal through.
+func TestPinCheckByDescriptor(t *testing.T) {
+	dir := t.TempDir()
+	exe, link := filepath.Join(dir, "tool"), filepath.Join(dir, "link")
+	os.WriteFile(exe, []byte("x"), 0o755)
+	os.Symlink(exe, link)
+	sum := sha256.Sum256([]byte("x"))
+	ok := digestCheck(hex.EncodeToString(sum[:]))
+	for _, tc := range []struct {
+		name, path string
+		check      func(*os.File) error
+		reason     string
+	}{
+		{"checked", exe, ok, ""},
+		{"other content", exe, digestCheck("00"), "sandbox.pin"},
+		{"symlink", link, ok, "sandbox.pin"},
+	} {
+		err := checkByDescriptor([]pinned{{path: tc.path, check: tc.check}})
+		var fe *fault.Error
+		if got := ""; errors.As(err, &fe) {
+			got = fe.Reason
+			if got != tc.reason {
+				t.Errorf("%s: reason %q, want %q (%v)", tc.name, got, tc.reason, err)
+			}
+		} else if tc.reason != "" || err != nil {
+			t.Errorf("%s: %v, want reason %q", tc.name, err, tc.reason)
+		}
+	}
+}

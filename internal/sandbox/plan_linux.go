@@ -220,6 +220,9 @@ func compilePlan(j job, jobRoot string, v1Tasks int, dropUID bool) (*plan, error
 	}
 	p.fdPins = map[int]int{}
 	for _, pin := range j.pins {
+		if !dropUID {
+			break // an unprivileged supervisor has no pinned mounts (pinTrees)
+		}
 		p.fdPins[pin.bind] = next
 		next++
 	}
