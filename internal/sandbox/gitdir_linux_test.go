@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net"
 	"os"
@@ -18,7 +19,7 @@ import (
 
 // hostGit runs the host's git in dir with a fixed identity, no hooks and
 // no user configuration.
-func hostGit(t *testing.T, dir string, args ...string) string {
+func hostGit(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "core.hooksPath=/dev/null", "-c", "protocol.file.allow=always"}, args...)...)
 	cmd.Dir = dir
@@ -37,9 +38,11 @@ type gitLayout struct{ ws, gitHome string }
 
 // linkedWorktree: main repository M, workspace = `git worktree add` of
 // it on a branch (.git: "gitdir: M/.git/worktrees/wt", absolute).
-func linkedWorktree(t *testing.T) gitLayout {
+func linkedWorktree(t testing.TB) gitLayout {
 	m := t.TempDir()
-	writeTree(t, m, map[string]string{"a.txt": "a\n"})
+	if err := os.WriteFile(filepath.Join(m, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	hostGit(t, m, "init", "-q", "-b", "main")
 	hostGit(t, m, "add", ".")
 	hostGit(t, m, "commit", "-q", "-m", "base")
@@ -51,9 +54,11 @@ func linkedWorktree(t *testing.T) gitLayout {
 // submoduleCheckout: superproject S with submodule "sub"; workspace =
 // S/sub (.git: "gitdir: ../.git/modules/sub", relative, and core.worktree
 // "../../../sub" in that git directory's config).
-func submoduleCheckout(t *testing.T) gitLayout {
+func submoduleCheckout(t testing.TB) gitLayout {
 	lib, s := t.TempDir(), t.TempDir()
-	writeTree(t, lib, map[string]string{"a.txt": "a\n"})
+	if err := os.WriteFile(filepath.Join(lib, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	hostGit(t, lib, "init", "-q", "-b", "main")
 	hostGit(t, lib, "add", ".")
 	hostGit(t, lib, "commit", "-q", "-m", "lib")
@@ -78,7 +83,7 @@ const agentIdent = "export GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=a@example.inva
 func TestGitDirOutsideWorkspace(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		layout func(*testing.T) gitLayout
+		layout func(testing.TB) gitLayout
 	}{{"worktree", linkedWorktree}, {"submodule", submoduleCheckout}} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newTestSandbox(t)
@@ -186,4 +191,80 @@ func TestGitDirInVerifyProfile(t *testing.T) {
 	if got, want := out.String(), " M a.txt\n 1 file changed, 1 insertion(+)\n"; got != want {
 		t.Errorf("git in the verify profile printed %q, want %q", got, want)
 	}
+}
+
+// BenchmarkGitDirView times whole runs of /usr/bin/true, interleaved in
+// one process: the candidate and read profiles on a plain repository
+// (its .git inside) and on a linked worktree of the same tree (the git
+// view: one more idmapped clone, and for the candidate one more overlay),
+// and an agent run with /usr/bin/true bound by path and pinned (clone,
+// fstat check, attach): what issue 15 scope 1's git view and the runtime
+// pin add (docs/PERFORMANCE.md).
+func BenchmarkGitDirView(b *testing.B) {
+	s, err := New(Config{StateDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	wt := linkedWorktree(b)
+	plain := wt.gitHome // the main checkout: .git is a directory
+	gate := func(net.Listener) {}
+	run := func(b *testing.B, spec AgentSpec) {
+		j, err := s.admitAgent(spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := s.runJob(context.Background(), j, "bench")
+		if err != nil || !r.Exit.Success() {
+			b.Fatalf("%v %+v", err, r.Exit)
+		}
+	}
+	cand := func(ws string) func(*testing.B) {
+		return func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				dir, err := os.MkdirTemp("/var/tmp", "coagent8-bench-git-")
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				run(b, AgentSpec{Spec: Spec{Path: "/usr/bin/true"}, Gate: gate, Candidate: &Candidate{Workspace: ws, Dir: dir}})
+				b.StopTimer()
+				os.RemoveAll(dir)
+				b.StartTimer()
+			}
+		}
+	}
+	read := func(ws string) func(*testing.B) {
+		return func(b *testing.B) {
+			for b.Loop() {
+				run(b, AgentSpec{Spec: Spec{Path: "/usr/bin/true"}, Gate: gate, Read: ws})
+			}
+		}
+	}
+	tools, err := os.MkdirTemp("/var/tmp", "coagent8-bench-pin-") // /usr is bound read-only whole
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(tools) })
+	exe := filepath.Join(tools, "true")
+	if body, err := os.ReadFile("/usr/bin/true"); err != nil || os.WriteFile(exe, body, 0o755) != nil {
+		b.Fatal("copy /usr/bin/true", err)
+	}
+	bound := func(pin bool) func(*testing.B) {
+		return func(b *testing.B) {
+			spec := AgentSpec{Spec: Spec{Path: exe, ReadOnly: []string{exe}}, Gate: gate}
+			if pin {
+				spec.Pinned = []Pin{{Path: exe, Check: func(f *os.File) error { _, err := f.Stat(); return err }}}
+			}
+			for b.Loop() {
+				run(b, spec)
+			}
+		}
+	}
+	b.Run("candidate-repo", cand(plain))
+	b.Run("candidate-worktree", cand(wt.ws))
+	b.Run("read-repo", read(plain))
+	b.Run("read-worktree", read(wt.ws))
+	b.Run("bind-path", bound(false))
+	b.Run("bind-pinned", bound(true))
 }
