@@ -74,3 +74,14 @@ func TestSafeName(t *testing.T) {
 		}
 	}
 }
+
+// TestAskAdmissionWithoutSession: no session (or no elicitation
+// capability) is consent.unsupported_client, never an approval.
+func TestAskAdmissionWithoutSession(t *testing.T) {
+	for _, req := range []*mcp.CallToolRequest{nil, {}} {
+		ans, err := admissionElicitation{req: req}.AskAdmission(t.Context(), governor.AdmissionQuestion{Job: "job_1"})
+		if fe := fault.From(err); err == nil || fe.Code != fault.PolicyDenied || fe.Reason != consent.ReasonUnsupportedClient || ans.Actor != "" {
+			t.Errorf("req %v: answer %+v, err %v", req, ans, err)
+		}
+	}
+}
