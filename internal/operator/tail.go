@@ -46,13 +46,25 @@ type keptEvent struct {
 
 // event returns the event with its ids map rebuilt (the caller owns it).
 func (k *keptEvent) event() event.Event {
+	return k.into(nil)
+}
+
+// into returns the event with its ids in ids, cleared first (nil = a new
+// map): a scan over every kept event reuses one map instead of
+// allocating 10,000.
+func (k *keptEvent) into(ids map[string]string) event.Event {
 	e := k.e
-	if len(k.ids) > 0 {
-		e.IDs = make(map[string]string, len(k.ids)/2)
-		for i := 0; i < len(k.ids); i += 2 {
-			e.IDs[k.ids[i]] = k.ids[i+1]
-		}
+	if len(k.ids) == 0 {
+		return e
 	}
+	if ids == nil {
+		ids = make(map[string]string, len(k.ids)/2)
+	}
+	clear(ids)
+	for i := 0; i < len(k.ids); i += 2 {
+		ids[k.ids[i]] = k.ids[i+1]
+	}
+	e.IDs = ids
 	return e
 }
 
@@ -197,29 +209,34 @@ func (t *eventTail) consume(buf []byte, skipFirst bool) int {
 }
 
 // newest returns up to limit kept events that keep accepts, newest
-// first, and how many matched in all.
+// first, and how many matched in all. keep must not keep e or its IDs
+// map (reused for the next event); the events returned are the
+// caller's.
 func (t *eventTail) newest(limit int, keep func(*event.Event) bool) (out []event.Event, matched int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	scratch := map[string]string{}
 	for i := len(t.ring) - 1; i >= 0; i-- {
-		e := t.ring[i].event()
+		e := t.ring[i].into(scratch)
 		if !keep(&e) {
 			continue
 		}
 		if matched++; len(out) < limit {
-			out = append(out, e)
+			out = append(out, t.ring[i].event())
 		}
 	}
 	return out, matched
 }
 
 // each calls fn for every kept event, oldest first, under the lock (fn
-// must not keep e).
+// must not keep e or its IDs map, which is reused for the next event;
+// the strings are immutable and may be kept).
 func (t *eventTail) each(fn func(e *event.Event)) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	scratch := map[string]string{}
 	for i := range t.ring {
-		e := t.ring[i].event()
+		e := t.ring[i].into(scratch)
 		fn(&e)
 	}
 }

@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,7 +41,11 @@ func TestTailKeepsEventsIntact(t *testing.T) {
 			t.Fatal("refresh saw nothing new")
 		}
 	}
-	tail.each(func(e *event.Event) { got = append(got, *e) })
+	tail.each(func(e *event.Event) {
+		c := *e
+		c.IDs = maps.Clone(e.IDs) // each reuses the map
+		got = append(got, c)
+	})
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("kept events (-want +got):\n%s", diff)
 	}
