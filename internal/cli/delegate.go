@@ -7,11 +7,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/delegation"
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
@@ -23,11 +24,9 @@ import (
 	"github.com/coagent8/coagent8/internal/store"
 )
 
-// UnsafeUpstreamVar names a loopback provider double the in-process gate
-// forwards delegate jobs to, as PROVIDER=http://127.0.0.1:PORT. It exists
-// for tests and benchmarks only: the real credential then travels in clear
-// text to a local process.
-const UnsafeUpstreamVar = "COAGENT8_UNSAFE_LOOPBACK_UPSTREAM"
+// UnsafeUpstreamVar is [config.UnsafeUpstreamVar]: a loopback provider
+// double for tests and benchmarks ([config.ParseUnsafeUpstream]).
+const UnsafeUpstreamVar = config.UnsafeUpstreamVar
 
 // lazyDelegation opens what delegate jobs run on — the job store, the
 // in-process gate, the candidate sandbox and the qualified pinned Claude
@@ -105,6 +104,16 @@ func (l *lazyDelegation) open(ctx context.Context) (_ governor.DelegateDeps, err
 // and egress policy (as `coagent8 gate serve`).
 func (l *lazyDelegation) gate(ctx context.Context) (*gate.Gate, error) {
 	a := l.a
+	// The test seam is checked first: a bad value must refuse the job
+	// whatever else is configured.
+	var unsafe *config.UnsafeUpstream
+	if v := a.env.Get(UnsafeUpstreamVar); v != "" {
+		u, err := config.ParseUnsafeUpstream(v)
+		if err != nil {
+			return nil, err
+		}
+		unsafe = &u
+	}
 	creds, err := a.gateCredentials()
 	if err != nil {
 		return nil, err
@@ -114,12 +123,13 @@ func (l *lazyDelegation) gate(ctx context.Context) (*gate.Gate, error) {
 		return nil, err
 	}
 	opts := gate.Options{Credentials: creds, Intermediaries: hops}
-	if u := a.env.Get(UnsafeUpstreamVar); u != "" {
-		p, origin, ok := strings.Cut(u, "=")
-		if !ok {
-			return nil, fault.New(fault.InvalidInput, "delegate.unsafe_upstream", UnsafeUpstreamVar+" wants PROVIDER=URL")
-		}
-		opts.Upstreams, opts.UnsafeAllowLoopbackUpstream = map[gate.Provider]string{gate.Provider(p): origin}, true
+	if u := unsafe; u != nil {
+		opts.Upstreams, opts.UnsafeAllowLoopbackUpstream = map[gate.Provider]string{gate.Provider(u.Provider): u.Origin}, true
+		// The override sends the real credential to a local process: the
+		// security log says so before any job of this stack uses it.
+		_ = l.events.Record(event.Event{Type: event.TypeDecision, Time: time.Now(), Reason: config.ReasonUnsafeUpstream,
+			IDs:    map[string]string{"provider": u.Provider, "upstream": u.Origin},
+			Detail: UnsafeUpstreamVar + " overrides the " + u.Provider + " upstream with " + u.Origin + ": the real credential goes to that local process"})
 	}
 	decide := func(ctx context.Context, db *store.DB, events event.Sink) (gate.EgressDecider, error) {
 		d, _, err := a.egressDecider(ctx, db, events, "")
@@ -206,6 +216,9 @@ func newDelegateCmd(a *app) *cobra.Command {
 }
 
 func (a *app) delegate(ctx context.Context, o delegateOptions) error {
+	if err := checkDelegateBudget(o.budget); err != nil {
+		return err
+	}
 	ws, err := a.jobWorkspace(o.workspace)
 	if err != nil {
 		return err
@@ -227,4 +240,21 @@ func (a *app) delegate(ctx context.Context, o delegateOptions) error {
 		return errors.New("the delegate job failed: " + v.Reason)
 	}
 	return nil
+}
+
+// checkDelegateBudget refuses budget flags outside the documented ranges
+// ([config.CheckBudgetUSD], [config.MaxBudgetRequests],
+// [config.MaxBudgetMinutes]) before anything is opened. Zero and negative
+// values are left to the governor, which names them the same way for MCP
+// and terminal callers (budget.missing, budget.invalid).
+func checkDelegateBudget(b job.Budget) error {
+	if !(b.MaxUSD <= 0) { // NaN and +Inf included
+		if err := config.CheckBudgetUSD("--max-usd", b.MaxUSD); err != nil {
+			return err
+		}
+	}
+	if err := config.CheckBudgetCount("--max-requests", int64(b.MaxRequests), 0, config.MaxBudgetRequests); err != nil {
+		return err
+	}
+	return config.CheckBudgetCount("--max-minutes", int64(b.MaxMinutes), 0, config.MaxBudgetMinutes)
 }

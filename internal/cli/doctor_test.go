@@ -74,3 +74,36 @@ func TestDoctorNamesConfigCause(t *testing.T) {
 		})
 	}
 }
+
+// TestDoctorWarnsUnsafeUpstream: while COAGENT8_UNSAFE_LOOPBACK_UPSTREAM
+// is set doctor warns, naming the variable and that the real credential
+// goes to a local process; unset, there is no warning.
+func TestDoctorWarnsUnsafeUpstream(t *testing.T) {
+	tests := []struct{ name, value, want string }{
+		{"unset", "", ""},
+		{"valid", "anthropic=http://127.0.0.1:9", "credential in the clear to the local process at http://127.0.0.1:9"},
+		{"invalid", "anthropic=https://api.example.com", "is set but invalid"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			extra := []string{"PATH=/nonexistent-c8"}
+			if tt.value != "" {
+				extra = append(extra, UnsafeUpstreamVar+"="+tt.value)
+			}
+			code, out, errs := runCLI(t, testEnv(t, extra...), "", "doctor")
+			if code != ExitOK {
+				t.Fatalf("doctor: exit %d: %s", code, errs)
+			}
+			var rep struct {
+				Warnings []string `json:"warnings"`
+			}
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			got := strings.Join(rep.Warnings, "\n")
+			if tt.want == "" && got != "" || tt.want != "" && (!strings.Contains(got, tt.want) || !strings.Contains(got, UnsafeUpstreamVar)) {
+				t.Errorf("warnings = %q, want one naming %s and %q", got, UnsafeUpstreamVar, tt.want)
+			}
+		})
+	}
+}

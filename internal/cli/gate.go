@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/gate"
 	"github.com/coagent8/coagent8/internal/redact"
@@ -141,6 +142,14 @@ func (a *app) gateGrant(ctx context.Context, o gateGrantOptions, given func(flag
 	if miss := missingGrantFlags(o, given); len(miss) > 0 {
 		return fault.New(fault.InvalidInput, "gate.flags_missing", "gate grant needs "+strings.Join(miss, ", ")+
 			" (see coagent8 gate grant --help)").With("missing", strings.Join(miss, ","))
+	}
+	if !(o.maxUSD <= 0) { // NaN, +Inf, 1e308: zero and negative are the grant's own refusal
+		if err := config.CheckBudgetUSD("--max-usd", o.maxUSD); err != nil {
+			return err
+		}
+	}
+	if o.maxRequests > config.MaxBudgetRequests {
+		return config.CheckBudgetCount("--max-requests", o.maxRequests, 1, config.MaxBudgetRequests)
 	}
 	p, err := gate.ParseProvider(o.provider)
 	if err != nil {

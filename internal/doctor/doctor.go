@@ -35,6 +35,10 @@ type Report struct {
 	// turns get on this host and why; absent when not supplied.
 	Containment     []Containment `json:"containment,omitempty"`
 	Recommendations []string      `json:"recommendations,omitempty"`
+	// Warnings name test seams set in this process's environment that
+	// weaken a guarantee (today [config.UnsafeUpstreamVar]); absent when
+	// none is set.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Backend is one backend's section.
@@ -92,6 +96,7 @@ func Run(ctx context.Context, o Options) Report {
 	}
 	wg.Wait()
 	summarise(&r, o.Default)
+	r.Warnings = warnings(o.Env)
 	red := redact.NewDiagnostic(o.Env.Home())
 	r.StateDir = red.String(o.Env.StateDir())
 	return scrub(r, red)
@@ -148,4 +153,19 @@ func summarise(r *Report, def string) {
 	if len(r.ReadyBackends) > 1 && def == "" {
 		r.Recommendations = append(r.Recommendations, "Several backends are ready: set defaultBackend in the coagent8 configuration or pass backend on each call.")
 	}
+}
+
+// warnings reports the unsafe test seams set in env. The value itself is
+// not echoed beyond its parsed origin: it names a local process only.
+func warnings(env config.Env) []string {
+	v := env.Get(config.UnsafeUpstreamVar)
+	if v == "" {
+		return nil
+	}
+	u, err := config.ParseUnsafeUpstream(v)
+	if err != nil {
+		return []string{config.UnsafeUpstreamVar + " is set but invalid, so delegate jobs refuse to start: " + err.Error()}
+	}
+	return []string{config.UnsafeUpstreamVar + " is set (a test seam): delegate jobs send the real " + u.Provider +
+		" credential in the clear to the local process at " + u.Origin + " instead of the provider. Unset it outside tests."}
 }

@@ -1,0 +1,32 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/fault"
+)
+
+// TestDelegateGateRefusesRemoteUnsafeUpstream: the delegate gate refuses
+// an override that is not a loopback http(s) origin with a port, before it
+// opens anything, as INVALID_INPUT delegate.unsafe_upstream, and records
+// no event (nothing was overridden).
+func TestDelegateGateRefusesRemoteUnsafeUpstream(t *testing.T) {
+	for _, v := range []string{"anthropic=https://api.example.com", "anthropic=http://10.0.0.1:80", "anthropic=http://127.0.0.1", "anthropic"} {
+		mem := &event.Memory{}
+		a := &app{env: config.FromList([]string{"HOME=" + t.TempDir(), UnsafeUpstreamVar + "=" + v})}
+		l := &lazyDelegation{a: a, events: mem}
+		_, err := l.gate(context.Background())
+		var fe *fault.Error
+		if !errors.As(err, &fe) || fe.Code != fault.InvalidInput || fe.Reason != config.ReasonUnsafeUpstream || !strings.Contains(fe.Message, UnsafeUpstreamVar) {
+			t.Errorf("%s: gate() error = %v, want INVALID_INPUT %s naming the variable", v, err, config.ReasonUnsafeUpstream)
+		}
+		if n := len(mem.Events()); n != 0 {
+			t.Errorf("%s: %d events recorded, want 0", v, n)
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package config
+
+import (
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/coagent8/coagent8/internal/fault"
+)
+
+// UnsafeUpstreamVar names a loopback provider double the in-process gate
+// forwards delegate jobs to, as PROVIDER=http://127.0.0.1:PORT. It exists
+// for tests and benchmarks only: the real credential then travels in clear
+// text to a local process, so doctor warns while it is set and the gate
+// records a security event when it applies it.
+const UnsafeUpstreamVar = "COAGENT8_UNSAFE_LOOPBACK_UPSTREAM"
+
+// ReasonUnsafeUpstream is the reason of a refused UnsafeUpstreamVar value
+// and of the security event recording that it was applied.
+const ReasonUnsafeUpstream = "delegate.unsafe_upstream"
+
+// UnsafeUpstream is a parsed UnsafeUpstreamVar: a provider id
+// ("anthropic", "openai") and an origin "http(s)://LOOPBACK:PORT".
+type UnsafeUpstream struct {
+	Provider string
+	Origin   string
+}
+
+// ParseUnsafeUpstream parses v (the value of UnsafeUpstreamVar). It
+// accepts only PROVIDER=SCHEME://HOST:PORT where PROVIDER is anthropic or
+// openai, SCHEME is http or https, HOST is 127.0.0.1, [::1] or localhost,
+// PORT is 1–65535, and nothing follows but an optional "/". Anything else
+// is an INVALID_INPUT [fault.Error] with reason [ReasonUnsafeUpstream]
+// naming what is wrong: the variable must never redirect a real credential
+// to a remote host.
+func ParseUnsafeUpstream(v string) (UnsafeUpstream, error) {
+	bad := func(why string) (UnsafeUpstream, error) {
+		return UnsafeUpstream{}, fault.New(fault.InvalidInput, ReasonUnsafeUpstream,
+			UnsafeUpstreamVar+" wants PROVIDER=http://127.0.0.1:PORT (tests only): "+why)
+	}
+	p, origin, ok := strings.Cut(v, "=")
+	if !ok {
+		return bad("no '=' between provider and URL")
+	}
+	if p != "anthropic" && p != "openai" {
+		return bad("provider " + strconv.Quote(p) + " is not anthropic or openai")
+	}
+	u, err := url.Parse(origin)
+	switch {
+	case err != nil:
+		return bad("the URL does not parse")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return bad("the URL scheme is not http or https")
+	case u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "":
+		return bad("the URL is not an origin (no user, path, query or fragment)")
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !(ip.Equal(net.IPv4(127, 0, 0, 1)) || ip.Equal(net.IPv6loopback))) {
+		return bad("host " + strconv.Quote(host) + " is not 127.0.0.1, [::1] or localhost")
+	}
+	if n, err := strconv.Atoi(u.Port()); err != nil || n < 1 || n > 65535 {
+		return bad("the URL has no port in 1-65535")
+	}
+	return UnsafeUpstream{Provider: p, Origin: u.Scheme + "://" + u.Host}, nil
+}
