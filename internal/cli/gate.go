@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/gate"
 	"github.com/coagent8/coagent8/internal/redact"
