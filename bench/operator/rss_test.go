@@ -142,16 +142,18 @@ func run(b *testing.B, bin, dir string) (string, int) {
 	return "", 0
 }
 
-// waitProbed reads the live stream until its first change: the overview's
-// doctor probe at start has finished (the event log and the database were
-// read in full before the server listened).
+// waitProbed reads the live stream until the state version is above 0:
+// the overview's doctor probe at start has finished (the event log and
+// the database were read in full before the server listened, so the
+// probe's end is the first change). The version comes in the stream's
+// hello (the probe may have finished before the request) or in a change.
 func waitProbed(b *testing.B, res *http.Response) {
 	defer res.Body.Close()
 	done := make(chan bool, 1)
 	go func() {
 		sc := bufio.NewScanner(res.Body)
 		for sc.Scan() {
-			if sc.Text() == "event: change" {
+			if v, ok := strings.CutPrefix(sc.Text(), "data: "); ok && v != "0" {
 				done <- true
 				return
 			}
