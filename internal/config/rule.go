@@ -29,8 +29,10 @@ var RuleLists = []string{"allow", "ask", "deny"}
 // file is created with mode 0600. It reports whether the file changed (an
 // id already ruled that way, case-insensitively, leaves it untouched).
 // Errors: INVALID_INPUT model.invalid or governance.list_invalid for bad
-// arguments; a file that is not a JSON object, or whose lists are not
-// lists of strings, is not edited (the error names the key).
+// arguments; a file that is not one plain JSON object (comments,
+// duplicate keys, trailing data) or whose lists are not lists of strings
+// is not edited, byte for byte: INVALID_INPUT [ReasonNotEditable] naming
+// the file, the cause and the hand edit.
 func SetModelRule(path, list, id string) (bool, error) {
 	if !slices.Contains(RuleLists, list) {
 		return false, fault.New(fault.InvalidInput, "governance.list_invalid",
@@ -57,10 +59,29 @@ func SetModelRule(path, list, id string) (bool, error) {
 		return false, err
 	}
 	out, changed, err := withRule(b, list, id)
-	if err != nil || !changed {
-		return false, err
+	if err != nil {
+		return false, notEditable(target, list, err)
+	}
+	if !changed {
+		return false, nil
 	}
 	return true, writeAtomic(target, out, mode)
+}
+
+// ReasonNotEditable is the reason of an edit refused because the config
+// file is not one plain JSON object coagent8 can rewrite.
+const ReasonNotEditable = "config.not_editable"
+
+// notEditable is the INVALID_INPUT of a file SetModelRule cannot edit
+// (comments, duplicate keys, trailing data, a list that is not strings):
+// nothing was written, and the message names the file, the cause and the
+// hand edit, since re-encoding would drop or reinterpret what the user
+// wrote.
+func notEditable(path, list string, err error) error {
+	return fault.Wrap(fault.InvalidInput, ReasonNotEditable, fmt.Sprintf(
+		"%s was not changed: coagent8 edits only a config file that is one plain JSON object (no comments, no duplicate keys) "+
+			"with governance.models lists of strings, and this one is not (%v); fix that, or add the model to governance.models.%s "+
+			"in the file by hand", path, err, list), err).With("path", path)
 }
 
 func clipID(s string) string {
