@@ -31,7 +31,7 @@ const (
 // activity turns the agent's Claude Code stream-json output into short
 // activity lines: "tool Name: summary" for a tool use, "text: …" for the
 // agent's text. Each line is redacted with the answer profile, control-
-// and bidi-escaped ([quarantine.Visible]) and cut to [ActivityLineRunes]
+// and bidi-escaped ([quarantine.Visible], line breaks too) and cut to [ActivityLineRunes]
 // before it is kept: it is still untrusted (the agent chose it), so the
 // surfaces show it fenced or labelled. Safe for concurrent use.
 type activity struct {
@@ -118,7 +118,7 @@ func (a *activity) parse(line []byte) bool {
 // add keeps line, redacted first (a cut must not leave half a secret
 // that the redactor no longer recognises), then escaped and cut.
 func (a *activity) add(line string) {
-	line = quarantine.Visible(a.red.String(line))
+	line = oneLine(a.red.String(line))
 	if utf8.RuneCountInString(line) > ActivityLineRunes {
 		line = string([]rune(line)[:ActivityLineRunes-1]) + "…"
 	}
@@ -197,3 +197,13 @@ func (g *Governor) JobActivity(id string) []string {
 	}
 	return nil
 }
+
+// oneLine is [quarantine.Visible] for a value shown on one line of the
+// admission form or an activity listing: a line break the agent put in a
+// file or tool name would otherwise start a line of its own that reads
+// like coagent8's ("Scan findings (0):", "approve: true").
+func oneLine(s string) string {
+	return lineBreaks.Replace(quarantine.Visible(s))
+}
+
+var lineBreaks = strings.NewReplacer("\r", `\r`, "\n", `\n`, "\u2028", `\u2028`, "\u2029", `\u2029`)

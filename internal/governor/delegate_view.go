@@ -128,7 +128,7 @@ func view(j job.Job, r *Receipt) JobView {
 		// (a file named after a workspace secret must not carry it out).
 		red := redact.NewAnswer()
 		for _, f := range c.Findings {
-			v.Findings = append(v.Findings, JobFinding{Rule: f.Rule, Severity: f.Severity.String(), Path: quarantine.Visible(red.String(f.Path)), Line: f.Line, Message: f.Message})
+			v.Findings = append(v.Findings, JobFinding{Rule: f.Rule, Severity: f.Severity.String(), Path: oneLine(red.String(f.Path)), Line: f.Line, Message: f.Message})
 		}
 		if len(c.Patch) > 0 {
 			v.Patch = quarantine.Render(quarantine.Fenced{Job: j.ID, Profile: "candidate", Kind: "patch", Body: c.Patch})
