@@ -30,6 +30,9 @@ const (
 	ReasonPath           = "admission.path"
 	ReasonApply          = "admission.apply"
 	ReasonDevice         = "admission.cross_device"
+	// ReasonDirNotEmpty: a directory the candidate replaces with a file
+	// holds a file the candidate does not delete.
+	ReasonDirNotEmpty = "admission.dir_not_empty"
 )
 
 // AckTainted is the acknowledgement a tainted candidate needs.

@@ -117,7 +117,7 @@ func (f *fixture) candidate(edits ...edit) *quarantine.Candidate {
 	var changes []candidate.Change
 	for _, e := range edits {
 		c := candidate.Change{Path: e.path, Kind: candidate.Added, Mode: 0o644}
-		if _, err := os.Lstat(filepath.Join(f.ws, e.path)); err == nil {
+		if fi, err := os.Lstat(filepath.Join(f.ws, e.path)); err == nil && !fi.IsDir() {
 			c.Kind, c.OldMode = candidate.Modified, 0o644
 		}
 		if e.del {

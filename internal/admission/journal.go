@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // op is one roll-forward operation: rename Staged over Target, or remove
@@ -73,7 +74,9 @@ func (a *Admitter) rollForward(j *journal) error {
 // removeTarget removes target and then its parents up to top that became
 // empty (as git apply does).
 func removeTarget(top, target string) error {
-	if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	// ENOTDIR: a replayed journal finds a file where the directory was
+	// (a directory replaced by a file): the target is gone already.
+	if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 		return err
 	}
 	for d := filepath.Dir(target); d != top && len(d) > len(top); d = filepath.Dir(d) {

@@ -3,6 +3,7 @@ package admission
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/gitrepo"
@@ -49,10 +51,10 @@ func makePlan(ctx context.Context, repo *gitrepo.Repo, s *gitrepo.Scratch, patch
 		}
 		if fastEligible(repo.Top, repo.GitDir, secs) {
 			p.pre, p.fast = pre, secs
-			return p, nil
+			return p, p.emptiedDirs()
 		}
 	}
-	for _, f := range []func(context.Context) error{p.snapshot, p.apply} {
+	for _, f := range []func(context.Context) error{p.snapshot, func(context.Context) error { return p.emptiedDirs() }, p.apply} {
 		if err := f(ctx); err != nil {
 			return nil, err
 		}
@@ -79,6 +81,7 @@ func (p *plan) touched(ctx context.Context) error {
 		// numstat names a rename or copy by its new path only.
 		names = append(numstatPaths(out), renameSources(p.patch)...)
 	}
+	deleted := deletedPaths(p.patch)
 	seen := map[string]bool{}
 	for _, f := range names {
 		if seen[f] {
@@ -88,7 +91,7 @@ func (p *plan) touched(ctx context.Context) error {
 		if r := quarantine.CheckPath(f); r != "" {
 			return fault.New(fault.PolicyDenied, ReasonPath, fmt.Sprintf("The patch names a path it may not write (%s): %q.", r, f)).With("path", f)
 		}
-		if err := noSymlinkParent(p.repo.Top, f); err != nil {
+		if err := noSymlinkParent(p.repo.Top, f, deleted); err != nil {
 			return err
 		}
 		p.paths = append(p.paths, f)
@@ -132,17 +135,80 @@ func numstatPaths(out []byte) []string {
 // noSymlinkParent refuses a path whose existing parent components in the
 // checkout are not all real directories (git apply refuses "beyond a
 // symbolic link" for the same reason: the write would land elsewhere).
-func noSymlinkParent(top, rel string) error {
+// A parent that is a regular file the patch deletes is the one exception
+// (a file replaced by a directory, issue 19 item 5): it is removed before
+// anything is written below it, so nothing exists beyond it.
+func noSymlinkParent(top, rel string, deleted map[string]bool) error {
 	dir := top
 	parts := strings.Split(rel, "/")
-	for _, el := range parts[:len(parts)-1] {
+	for i, el := range parts[:len(parts)-1] {
 		dir = filepath.Join(dir, el)
 		st, err := os.Lstat(dir)
 		if os.IsNotExist(err) {
 			return nil
 		}
+		if err == nil && st.Mode().IsRegular() && deleted[strings.Join(parts[:i+1], "/")] {
+			return nil
+		}
 		if err != nil || !st.IsDir() {
 			return fault.New(fault.PolicyDenied, ReasonPath, fmt.Sprintf("The patch writes beyond a symbolic link or file of the checkout: %q.", rel)).With("path", rel)
+		}
+	}
+	return nil
+}
+
+// deletedPaths returns the paths the patch deletes (nil when its
+// sections do not parse: then no parent-file exception is made).
+func deletedPaths(patch []byte) map[string]bool {
+	secs, ok := parseSections(patch)
+	if !ok {
+		return nil
+	}
+	m := map[string]bool{}
+	for _, s := range secs {
+		if s.deleted {
+			m[s.oldPath] = true
+		}
+	}
+	return m
+}
+
+// emptiedDirs checks every touched path that is a directory in the
+// checkout (a directory the candidate replaces with a file): everything
+// in it must be a file the patch deletes, so it is empty, and removed,
+// before the file takes its name. Anything else there (an untracked or
+// ignored file) would make that rename fail after the commit point, so
+// the admission is refused before anything is written.
+func (p *plan) emptiedDirs() error {
+	touched := map[string]bool{}
+	for _, path := range p.paths {
+		touched[path] = true
+	}
+	for _, path := range p.paths {
+		if !p.pre[path].mode.IsDir() {
+			continue
+		}
+		var stray string
+		root := filepath.Join(p.repo.Top, filepath.FromSlash(path))
+		err := filepath.WalkDir(root, func(q string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(p.repo.Top, q)
+			if rel = filepath.ToSlash(rel); !d.IsDir() && !touched[rel] {
+				stray = rel
+				return fs.SkipAll
+			}
+			return nil
+		})
+		if err != nil {
+			return applyError(err)
+		}
+		if stray != "" {
+			return fault.New(fault.InvalidInput, ReasonDirNotEmpty, fmt.Sprintf(
+				"The candidate replaces the directory %q with a file, but the checkout has %q there, which the candidate does not delete "+
+					"(an untracked or ignored file); move it out of the way and admit again. Nothing was written.", path, stray)).
+				With("path", path).With("stray", stray)
 		}
 	}
 	return nil
@@ -158,7 +224,16 @@ func (p *plan) snapshot(ctx context.Context) error {
 	}
 	// The scratch index does not exist yet: update-index creates it with
 	// exactly these paths.
-	in := []byte(strings.Join(p.paths, "\x00") + "\x00")
+	// A directory (one the candidate replaces with a file) has no index
+	// entry of its own: update-index refuses it, and the files in it are
+	// touched paths already.
+	var files []string
+	for _, path := range p.paths {
+		if !p.pre[path].mode.IsDir() {
+			files = append(files, path)
+		}
+	}
+	in := []byte(strings.Join(files, "\x00") + "\x00")
 	if _, err := p.s.Git(ctx, p.repo.Top, in, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
 		return conflict(p.paths, err)
 	}
@@ -235,7 +310,7 @@ func statAll(top string, paths []string) (map[string]fileState, error) {
 	for _, p := range paths {
 		st, err := os.Lstat(filepath.Join(top, filepath.FromSlash(p)))
 		switch {
-		case os.IsNotExist(err):
+		case os.IsNotExist(err) || errors.Is(err, syscall.ENOTDIR): // below a file the patch deletes
 			m[p] = fileState{}
 		case err != nil:
 			return nil, applyError(err)
