@@ -97,12 +97,10 @@ func (g *Governor) consent(ctx context.Context, d policy.Decision, c Consent) (a
 // the backend reports.
 func (g *Governor) pin(treq *turn.Request, model string) {
 	treq.Model = model
-	backend := treq.Backend
+	// The turn records the refusal when the run fails on it (with the
+	// pinned model): recording here too made two events of one refusal.
 	treq.CheckModel = func(reported string) error {
-		if err := policy.CheckReported(model, reported); err != nil {
-			return g.refuse(err, backend, model, "")
-		}
-		return nil
+		return policy.CheckReported(model, reported)
 	}
 }
 

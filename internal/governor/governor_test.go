@@ -107,7 +107,9 @@ func newRigEnv(t *testing.T, cfg string, claude *fakeBackend, env config.Env) *r
 	}
 	claude.name = "claude"
 	r := &rig{events: &event.Memory{}, claude: claude, agy: &fakeBackend{name: "agy"}}
-	runner, err := turn.New(turn.Options{Env: env, Backends: []adapter.Backend{r.claude, r.agy}, Events: &event.Memory{}})
+	// One sink for the runner and the governor, as wired in production,
+	// so a refusal recorded twice shows as two (issue 19 item 4).
+	runner, err := turn.New(turn.Options{Env: env, Backends: []adapter.Backend{r.claude, r.agy}, Events: r.events})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,11 @@ func (g *Governor) Run(ctx context.Context, t Turn) Result {
 	a, err := g.admit(ctx, cfg, &treq, t.Consent)
 	switch {
 	case err != nil:
-		return g.failed(treq, err)
+		// admit (or the consent gate it asks) recorded its refusal
+		// already: the outcome must not record a second event.
+		out := g.runner.Refused(treq, err)
+		g.explainAuth(&out, treq.Backend)
+		return Result{Outcome: out}
 	case a.pending:
 		return Result{Pending: true}
 	}

@@ -65,6 +65,14 @@ func (r *Runner) Failure(req Request, err error) Outcome {
 	return r.failed(req, err, time.Now())
 }
 
+// Refused is [Runner.Failure] for an error whose security event the
+// caller has already recorded (a governance or consent refusal): it
+// builds the same Outcome and records nothing, so one refusal is one
+// event (issue 19 item 4).
+func (r *Runner) Refused(req Request, err error) Outcome {
+	return r.outcome(req, err, time.Now())
+}
+
 // Precheck runs every check that needs no process (nested-turn marker,
 // backend, workspace, prompt, model and effort), so callers can refuse
 // before governance probes start anything.

@@ -81,6 +81,16 @@ func (r *Runner) warning(w string) string {
 
 // failed builds the failure Outcome and records refusals as events.
 func (r *Runner) failed(req Request, err error, start time.Time) Outcome {
+	o := r.outcome(req, err, start)
+	switch fe := fault.From(err); fe.Code {
+	case fault.SandboxUnavailable, fault.PolicyDenied, fault.NestedTurn:
+		r.record(event.Event{Type: event.TypeRefusal, Code: string(fe.Code), Reason: fe.Reason, Backend: req.Backend, Model: req.Model})
+	}
+	return o
+}
+
+// outcome builds the failure Outcome of err without recording it.
+func (r *Runner) outcome(req Request, err error, start time.Time) Outcome {
 	fe := fault.From(err)
 	msg, _ := r.diag.Bound(fe.Message, 4096)
 	o := Outcome{
@@ -95,10 +105,6 @@ func (r *Runner) failed(req Request, err error, start time.Time) Outcome {
 	var he *handleError
 	if errors.As(err, &he) && he.handle != "" {
 		o.SessionHandle = &he.handle
-	}
-	switch fe.Code {
-	case fault.SandboxUnavailable, fault.PolicyDenied, fault.NestedTurn:
-		r.record(event.Event{Type: event.TypeRefusal, Code: string(fe.Code), Reason: fe.Reason, Backend: req.Backend, Model: req.Model})
 	}
 	return o
 }
