@@ -91,6 +91,13 @@ func TestGovernanceWithRealCLI(t *testing.T) {
 				if e["code"] != tt.wantCode {
 					t.Fatalf("structuredContent = %v", sc)
 				}
+				// One refusal is one security event (issue 19 item 4): the
+				// governor (or consent) records it, the turn must not again.
+				cs.Close() // the server flushes and closes its event log
+				b, _ := os.ReadFile(filepath.Join(homeOf(environ), ".coagent8", "events.jsonl"))
+				if n := strings.Count(string(b), `"type":"refusal"`); n != 1 {
+					t.Errorf("%d refusal events in events.jsonl, want 1:\n%s", n, b)
+				}
 			} else if sc["status"] != "completed" || sc["output"] != "approved answer" {
 				t.Fatalf("structuredContent = %v", sc)
 			}
