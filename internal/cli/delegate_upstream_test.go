@@ -30,3 +30,28 @@ func TestDelegateGateRefusesRemoteUnsafeUpstream(t *testing.T) {
 		}
 	}
 }
+
+// TestDelegateGateRecordsUnsafeUpstream: a valid override is applied and
+// the security log records it, naming the variable, the provider and the
+// local origin the real credential goes to.
+func TestDelegateGateRecordsUnsafeUpstream(t *testing.T) {
+	env := declaredEnv(t, "env:REAL_KEY").With(UnsafeUpstreamVar, "anthropic=http://127.0.0.1:9")
+	mem := &event.Memory{}
+	l := &lazyDelegation{a: &app{env: env}, events: mem}
+	defer l.close()
+	if _, err := l.gate(context.Background()); err != nil {
+		t.Fatalf("gate: %v", err)
+	}
+	var got []string
+	for _, e := range mem.Events() {
+		if e.Reason == config.ReasonUnsafeUpstream {
+			got = append(got, e.IDs["provider"]+" "+e.IDs["upstream"])
+			if !strings.Contains(e.Detail, UnsafeUpstreamVar) || !strings.Contains(e.Detail, "real credential") {
+				t.Errorf("detail = %q", e.Detail)
+			}
+		}
+	}
+	if len(got) != 1 || got[0] != "anthropic http://127.0.0.1:9" {
+		t.Errorf("unsafe-upstream events = %q, want one for anthropic http://127.0.0.1:9", got)
+	}
+}
