@@ -45,7 +45,7 @@ type Job struct {
 	Limits sandbox.Limits
 	// Stdout receives the CLI's output as it arrives (nil discards):
 	// Claude Code's stream-json, Codex's app-server JSON-RPC transcript
-	// (both directions' server side); Stderr its diagnostics.
+	// (what the app-server wrote); Stderr its diagnostics.
 	Stdout, Stderr io.Writer
 }
 
