@@ -22,7 +22,10 @@
 // patch can select no driver. Decisions: the system configuration is not
 // read; the user's global configuration is (identity, object format and
 // other settings of the user's own checkout), with its drivers
-// neutralized like the repository's; git's ownership check
+// neutralized like the repository's, except for a command run outside
+// the repository (the admission's fast path), which reads no global
+// configuration or global attributes at all (git apply there would run
+// the filters they select); git's ownership check
 // (safe.directory) stays on, so a checkout owned by another user is
 // refused by git, not trusted. A candidate's own git directory (the
 // sandbox's git-upper layer) is never opened by this package.

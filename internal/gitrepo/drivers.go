@@ -95,15 +95,28 @@ func isDriverKey(name string) bool {
 var driverFree = map[string]bool{"rev-parse": true, "config": true, "ls-files": true, "ls-tree": true,
 	"write-tree": true, "mktree": true, "read-tree": true, "diff-tree": true, "update-index": true, "cat-file": true}
 
+// outsideEnv is added to a command run outside the repository
+// (GIT_CEILING_DIRECTORIES in extra: the admission's fast path applies a
+// patch in a staging directory). Without a repository git still reads the
+// user's global configuration and global attributes (core.attributesFile,
+// else $XDG_CONFIG_HOME/git/attributes), and `git apply` there runs the
+// clean and smudge filters they select; so such a command reads neither,
+// and needs no configuration listing to neutralize drivers.
+var outsideEnv = []string{"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_COUNT=1",
+	"GIT_CONFIG_KEY_0=core.attributesFile", "GIT_CONFIG_VALUE_0=/dev/null"}
+
+// outside reports whether extra runs a command outside the repository.
+func outside(extra []string) bool {
+	return slices.ContainsFunc(extra, func(e string) bool { return strings.HasPrefix(e, "GIT_CEILING_DIRECTORIES=") })
+}
+
 // noDrivers reports whether a command cannot run a filter, diff or merge
 // driver: a driverFree command without a flag that converts content
 // (read-tree -u/-m, update-index reading the work tree, cat-file
-// --filters/--textconv, diff-tree --textconv/--ext-diff), or any command
-// run outside the repository (GIT_CEILING_DIRECTORIES in extra: the
-// admission's fast path applies a patch in a staging directory, where git
-// reads no repository, so no attributes select a driver).
+// --filters/--textconv, diff-tree --textconv/--ext-diff), or a command
+// run [outside] the repository (it reads no configuration: outsideEnv).
 func noDrivers(args, extra []string) bool {
-	if slices.ContainsFunc(extra, func(e string) bool { return strings.HasPrefix(e, "GIT_CEILING_DIRECTORIES=") }) {
+	if outside(extra) {
 		return true
 	}
 	if len(args) == 0 || !driverFree[args[0]] {

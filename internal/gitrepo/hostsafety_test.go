@@ -210,3 +210,53 @@ func TestNoDrivers(t *testing.T) {
 		}
 	}
 }
+
+// TestOutsideRunsNoGlobalFilter: the admission's fast path applies a patch
+// in a staging directory outside any repository (GIT_CEILING_DIRECTORIES).
+// There git still read the user's global config and core.attributesFile,
+// and `git apply` ran the clean and smudge filters they select on the
+// host; through Repo it runs neither (no canary, the patch applied), while
+// plain git under the same HOME does (the control: the vector is live).
+func TestOutsideRunsNoGlobalFilter(t *testing.T) {
+	for _, plain := range []bool{false, true} {
+		home, canaries, ws := t.TempDir(), t.TempDir(), t.TempDir()
+		staging := filepath.Join(t.TempDir(), "staging")
+		os.Mkdir(staging, 0o755)
+		filter := filepath.Join(home, "filter")
+		os.WriteFile(filter, []byte("#!/bin/sh\n: > '"+canaries+"'/\"$1\"\nexec cat\n"), 0o755)
+		os.WriteFile(filepath.Join(home, "attrs"), []byte("* filter=x\n"), 0o644)
+		os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[core]\n\tattributesFile = "+filepath.Join(home, "attrs")+
+			"\n[filter \"x\"]\n\tclean = "+filter+" clean\n\tsmudge = "+filter+" smudge\n"), 0o644)
+		git(t, ws, "init", "-q", "-b", "main")
+		os.WriteFile(filepath.Join(staging, "f"), []byte("a\n"), 0o644)
+		patch := "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+agent\n"
+		env := config.FromList([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home})
+		extra := []string{"GIT_CEILING_DIRECTORIES=" + filepath.Dir(staging)}
+		if plain {
+			cmd := exec.Command("git", "apply", "-")
+			cmd.Dir, cmd.Stdin = staging, strings.NewReader(patch)
+			cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}, extra...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("control apply: %v\n%s", err, out)
+			}
+		} else {
+			r, err := Open(context.Background(), env, ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Run(context.Background(), staging, extra, []byte(patch), "apply", "--whitespace=nowarn", "-"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if b, _ := os.ReadFile(filepath.Join(staging, "f")); string(b) != "agent\n" {
+			t.Errorf("plain=%v: f = %q after apply", plain, b)
+		}
+		ents, _ := os.ReadDir(canaries)
+		switch {
+		case !plain && len(ents) != 0:
+			t.Errorf("coagent8's apply outside the repository ran the global filter (%d canaries)", len(ents))
+		case plain && len(ents) == 0:
+			t.Error("control: plain git ran no filter: the vector is not live")
+		}
+	}
+}

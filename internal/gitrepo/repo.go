@@ -174,6 +174,9 @@ func baseEnv(env config.Env) []string {
 // stderr; the exit code is reachable with [ExitCode].
 func (r *Repo) Run(ctx context.Context, dir string, extra []string, stdin []byte, args ...string) ([]byte, error) {
 	env := append(append([]string(nil), r.env...), extra...)
+	if outside(extra) {
+		env = append(env, outsideEnv...)
+	}
 	if !noDrivers(args, extra) {
 		r.neutral.once.Do(func() { r.neutral.env, r.neutral.err = r.neutralEnv(ctx) })
 		if r.neutral.err != nil {
