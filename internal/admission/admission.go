@@ -60,6 +60,9 @@ const (
 	stepStaged    = 2 // staging directory written, no journal
 	stepCommitted = 3 // journal renamed into place
 	stepOp        = 4 // after each roll-forward operation (4, 5, …)
+	// stepRejectHeld: a rejection holds the pending lock, job not yet
+	// rejected.
+	stepRejectHeld = -1
 )
 
 // Admitter admits and rejects candidates. It is safe for concurrent use;
@@ -185,17 +188,45 @@ func (a *Admitter) Reject(ctx context.Context, id, workspace, actor string) erro
 	if err == nil {
 		err = sameWorkspace(j, workspace)
 	}
-	if _, perr := os.Stat(a.pendingPath(id)); err == nil && perr == nil {
-		err = fault.New(fault.SessionBusy, ReasonInProgress, "An admission of this job is in progress.").WithRetry()
-	}
 	if err == nil {
-		err = a.o.Jobs.Reject(ctx, id, actor)
+		var release func()
+		if release, err = a.holdPending(id); err == nil {
+			defer release()
+			a.step(stepRejectHeld)
+			err = a.o.Jobs.Reject(ctx, id, actor)
+		}
 	}
 	if err != nil {
 		return err
 	}
 	a.o.Events.Record(event.Event{Type: event.TypeDecision, Reason: "admission.rejected", IDs: map[string]string{"job": id, "actor": actor}})
 	return nil
+}
+
+// holdPending takes job id's pending lock for a rejection: an admission
+// that passed its checks before the rejection could otherwise re-check
+// the job under its own lock, commit, and write the checkout of a job the
+// user had just rejected. While held, an admission's claim sees the
+// marker (SESSION_BUSY admission.in_progress). An existing marker (an
+// admission in progress, or one a dead process left for recovery) is
+// SESSION_BUSY too. Without locking (other platforms, where admission is
+// unsupported) only the marker is checked.
+func (a *Admitter) holdPending(id string) (func(), error) {
+	p := a.pendingPath(id)
+	busy := fault.New(fault.SessionBusy, ReasonInProgress, "An admission of this job is in progress.").WithRetry()
+	if _, err := os.Stat(p); err == nil {
+		return nil, busy
+	}
+	f, ok, err := lockPending(p)
+	switch {
+	case err != nil && errors.Is(err, errors.ErrUnsupported):
+		return func() {}, nil
+	case err != nil:
+		return nil, applyError(err)
+	case !ok:
+		return nil, busy
+	}
+	return func() { os.Remove(p); f.Close() }, nil
 }
 
 func (a *Admitter) refused(j job.Job, r Request, err error) {
