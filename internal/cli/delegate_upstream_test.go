@@ -55,3 +55,14 @@ func TestDelegateGateRecordsUnsafeUpstream(t *testing.T) {
 		t.Errorf("unsafe-upstream events = %q, want one for anthropic http://127.0.0.1:9", got)
 	}
 }
+
+// TestGateServeRefusesRemoteUnsafeUpstream: `gate serve`'s hidden
+// --unsafe-loopback-upstream obeys the same rule as the variable.
+func TestGateServeRefusesRemoteUnsafeUpstream(t *testing.T) {
+	for _, v := range []string{"anthropic=https://api.example.com", "anthropic=http://127.0.0.1", "openai"} {
+		code, out, errs := runGate(t, declaredEnv(t, "env:REAL_KEY"), "serve", "--listen", "127.0.0.1:0", "--unsafe-loopback-upstream", v)
+		if code != ExitUsage || out != "" || !strings.Contains(errs, "INVALID_INPUT") || !strings.Contains(errs, "--unsafe-loopback-upstream wants PROVIDER=http://127.0.0.1:PORT") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want INVALID_INPUT naming the flag", v, code, out, errs)
+		}
+	}
+}

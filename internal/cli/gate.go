@@ -301,15 +301,17 @@ func (a *app) gateServe(ctx context.Context, listen, workspace string, unsafe []
 		return err
 	}
 	opts := gate.Options{Credentials: creds, Intermediaries: hops}
-	for _, u := range unsafe {
-		p, origin, ok := strings.Cut(u, "=")
-		if !ok {
-			return usageError{errors.New("--unsafe-loopback-upstream wants PROVIDER=URL")}
+	for _, v := range unsafe {
+		// The same rule as COAGENT8_UNSAFE_LOOPBACK_UPSTREAM: only a
+		// loopback origin with a port may receive the real credential.
+		u, err := config.ParseUnsafeUpstreamFrom("--unsafe-loopback-upstream", v)
+		if err != nil {
+			return err
 		}
 		if opts.Upstreams == nil {
 			opts.Upstreams = map[gate.Provider]string{}
 		}
-		opts.Upstreams[gate.Provider(p)] = origin
+		opts.Upstreams[gate.Provider(u.Provider)] = u.Origin
 		opts.UnsafeAllowLoopbackUpstream = true
 	}
 	var source string

@@ -35,9 +35,16 @@ type UnsafeUpstream struct {
 // naming what is wrong: the variable must never redirect a real credential
 // to a remote host.
 func ParseUnsafeUpstream(v string) (UnsafeUpstream, error) {
+	return ParseUnsafeUpstreamFrom(UnsafeUpstreamVar, v)
+}
+
+// ParseUnsafeUpstreamFrom is [ParseUnsafeUpstream] for a value that came
+// from name (the variable, or `gate serve --unsafe-loopback-upstream`),
+// which the error names.
+func ParseUnsafeUpstreamFrom(name, v string) (UnsafeUpstream, error) {
 	bad := func(why string) (UnsafeUpstream, error) {
 		return UnsafeUpstream{}, fault.New(fault.InvalidInput, ReasonUnsafeUpstream,
-			UnsafeUpstreamVar+" wants PROVIDER=http://127.0.0.1:PORT (tests only): "+why)
+			name+" wants PROVIDER=http://127.0.0.1:PORT (tests only): "+why)
 	}
 	p, origin, ok := strings.Cut(v, "=")
 	if !ok {
