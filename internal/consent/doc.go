@@ -23,6 +23,13 @@
 //     reasons (the SDK's automatic fallback would turn them into protocol
 //     errors without a reason or a security event).
 //
+// The other questions of the MCP surface (delegate's job question,
+// request_admission's form) use the same flow through [Gate.AskBound] and
+// [Gate.AnswerBound]: their signed, single-use state is bound to the
+// question's key and to a digest of everything the answer approves, so a
+// retry with other arguments, or for another question, is refused
+// consent.invalid_state.
+//
 // Nothing acts before the answer: the first pass of the multi-round-trip
 // flow has no side effect, and the remember write happens only after an
 // accepted answer.

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -67,7 +68,10 @@ func (s *Server) admissionTool() (*mcp.Tool, mcp.ToolHandler) {
 		if err != nil {
 			return s.inputError(req, err)
 		}
-		v, err := s.requestAdmission(ctx, req, a)
+		v, pending, err := s.requestAdmission(ctx, req, a)
+		if pending != nil {
+			return pending, nil // the form as an input request (MCP ≥ 2026-07-28)
+		}
 		if err != nil {
 			return s.toolError(err), nil
 		}
@@ -75,37 +79,55 @@ func (s *Server) admissionTool() (*mcp.Tool, mcp.ToolHandler) {
 	}
 }
 
-func (s *Server) requestAdmission(ctx context.Context, req *mcp.CallToolRequest, a AdmissionArgs) (AdmissionView, error) {
+// requestAdmission serves one request_admission call. A non-nil result
+// is the form as an input request (MCP ≥ 2026-07-28), to return unchanged.
+func (s *Server) requestAdmission(ctx context.Context, req *mcp.CallToolRequest, a AdmissionArgs) (AdmissionView, *mcp.CallToolResult, error) {
 	ws, err := turn.Workspace(a.WorkspacePath)
 	if err != nil {
-		return AdmissionView{}, err
+		return AdmissionView{}, nil, err
 	}
-	e := admissionElicitation{req: req}
+	e := admissionElicitation{req: req, in: &inputAsk{gate: s.consent}}
 	res, err := s.gov.RequestAdmission(ctx, ws, a.Job, e)
+	if errors.Is(err, governor.ErrPending) && e.in.res != nil {
+		return AdmissionView{}, e.in.res, nil
+	}
 	if err != nil {
-		return AdmissionView{}, err
+		return AdmissionView{}, nil, err
 	}
 	msg := fmt.Sprintf("The user admitted job %s through the approval form: %d paths written to the checkout (digest %s).",
 		res.Job, len(res.Paths), res.Digest)
 	return AdmissionView{SchemaVersion: 1, Job: res.Job, Admitted: true, Digest: res.Digest, Paths: res.Paths,
-		ThreeWay: res.ThreeWay, AdmittedBy: e.actor(), Message: msg}, nil
+		ThreeWay: res.ThreeWay, AdmittedBy: e.actor(), Message: msg}, nil, nil
 }
 
 // admissionElicitation asks the admission question through the tool
 // call's form elicitation. Only accept with approve === true admits
 // a tainted candidate also needs acknowledge_taint === true.
-// Hosts without form elicitation, and MCP 2026-07-28's input requests,
-// are refused consent.unsupported_client.
-type admissionElicitation struct{ req *mcp.CallToolRequest }
+// It asks by elicitation/create before MCP 2026-07-28 and by an input
+// request in the tool result from that revision on ([inputAsk]: the
+// retried call must name the same job, whose candidate digest and
+// question are unchanged, with its single-use state, or it is refused
+// consent.invalid_state). Hosts without form elicitation are refused
+// consent.unsupported_client.
+type admissionElicitation struct {
+	req *mcp.CallToolRequest
+	in  *inputAsk
+}
 
 func (e admissionElicitation) AskAdmission(ctx context.Context, q governor.AdmissionQuestion) (governor.AdmissionAnswer, error) {
 	req := e.req
+	if multiRoundTrip(req) && canAskForm(req) {
+		res, reason, err := e.in.ask(req, admissionInputKey, admissionBinding(q), admissionParams(q))
+		switch {
+		case err != nil:
+			return governor.AdmissionAnswer{}, err // governor.ErrPending: nothing is admitted on this pass
+		case reason != "":
+			return governor.AdmissionAnswer{}, admissionDenied(reason, boundWhat(reason))
+		}
+		return e.judged(q, res)
+	}
 	if req == nil || req.Session == nil || !formElicitation(req.Session.InitializeParams()) {
 		return governor.AdmissionAnswer{}, admissionDenied(consent.ReasonUnsupportedClient, "this MCP client cannot show an approval form (no elicitation support)")
-	}
-	if v := req.ProtocolVersion(); v >= "2026-07-28" {
-		return governor.AdmissionAnswer{}, admissionDenied(consent.ReasonUnsupportedClient, "the admission question is asked with elicitation/create, which MCP "+v+
-			" replaced by input requests that request_admission does not use yet")
 	}
 	ectx, cancel := context.WithTimeout(ctx, consent.DefaultTimeout)
 	defer cancel()
@@ -118,6 +140,13 @@ func (e admissionElicitation) AskAdmission(ctx context.Context, q governor.Admis
 	case err != nil:
 		return governor.AdmissionAnswer{}, fault.Wrap(fault.PolicyDenied, consent.ReasonFailed, "the candidate was not admitted: the approval request failed", err)
 	}
+	return e.judged(q, res)
+}
+
+// judged is the answer res to q: approving only for accept with
+// approve === true, acknowledging the taint only with
+// acknowledge_taint === true.
+func (e admissionElicitation) judged(q governor.AdmissionQuestion, res *mcp.ElicitResult) (governor.AdmissionAnswer, error) {
 	if err := judgeAdmission(res); err != nil {
 		return governor.AdmissionAnswer{}, err
 	}

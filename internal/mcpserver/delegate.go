@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -24,12 +25,12 @@ import (
 type DelegateArgs struct {
 	Action          string          `json:"action,omitempty" jsonschema:"start (default), status or cancel"`
 	Task            string          `json:"task,omitempty" jsonschema:"start: what the delegated agent should do"`
-	Backend         string          `json:"backend,omitempty" jsonschema:"claude or auto (codex and agy are refused as unsupported)"`
+	Backend         string          `json:"backend,omitempty" jsonschema:"claude (also auto) or codex (agy is refused as unsupported)"`
 	WorkspacePath   string          `json:"workspace_path" jsonschema:"absolute path of the Git work tree's top level"`
 	Model           string          `json:"model,omitempty" jsonschema:"model id; omitted = the backend's default (still governed)"`
 	ReasoningEffort string          `json:"reasoning_effort,omitempty" jsonschema:"none, minimal, low, medium, high, xhigh or max"`
 	Budget          *DelegateBudget `json:"budget,omitempty" jsonschema:"start: the job's budget (max_usd required), at most the user's ceilings"`
-	Base            string          `json:"base,omitempty" jsonschema:"HEAD (default) or its commit id; uncommitted is not supported yet"`
+	Base            string          `json:"base,omitempty" jsonschema:"the state the candidate starts from: HEAD (default; a revision naming HEAD's commit also works; tracked files must be unchanged) or uncommitted (the working tree as it is: tracked changes and untracked files not ignored; the patch is relative to it). Another commit is refused INVALID_INPUT delegate.base_not_head"`
 	Wait            *bool           `json:"wait,omitempty" jsonschema:"true = answer when the job has ended; default false (answer at once with the job handle)"`
 	Job             string          `json:"job,omitempty" jsonschema:"status, cancel: the job handle"`
 }
@@ -54,7 +55,7 @@ func delegateSchema(s *jsonschema.Schema) {
 	b.Properties["max_minutes"].Minimum = ptr(0.0)
 }
 
-const delegateDescription = `Delegate a task to a local coding agent (Claude Code) that edits a copy of the workspace and runs commands ` +
+const delegateDescription = `Delegate a task to a local coding agent (Claude Code, or Codex with backend codex) that edits a copy of the workspace and runs commands ` +
 	`in a sandbox whose only network is the model provider, within a budget the user approves (asked by elicitation; only approve:true starts it). ` +
 	`Returns a job handle at once (wait:true to wait); poll with action status, stop with action cancel. ` +
 	`The result is a quarantined candidate patch shown only inside an untrusted fenced block; it never changes the checkout: ` +
@@ -75,7 +76,10 @@ func (s *Server) delegateTool() (*mcp.Tool, mcp.ToolHandler) {
 		if err != nil {
 			return s.inputError(req, err)
 		}
-		v, err := s.delegate(ctx, req, a)
+		v, pending, err := s.delegate(ctx, req, a)
+		if pending != nil {
+			return pending, nil // the job question as an input request (MCP ≥ 2026-07-28)
+		}
 		if err != nil {
 			return s.toolError(err), nil
 		}
@@ -83,32 +87,40 @@ func (s *Server) delegateTool() (*mcp.Tool, mcp.ToolHandler) {
 	}
 }
 
-func (s *Server) delegate(ctx context.Context, req *mcp.CallToolRequest, a DelegateArgs) (governor.JobView, error) {
+// delegate serves one delegate call. A non-nil result is the job
+// question as an input request (MCP ≥ 2026-07-28), to return unchanged.
+func (s *Server) delegate(ctx context.Context, req *mcp.CallToolRequest, a DelegateArgs) (governor.JobView, *mcp.CallToolResult, error) {
 	if a.Action == "status" || a.Action == "cancel" {
 		if a.Job == "" {
-			return governor.JobView{}, fault.New(fault.InvalidInput, "delegate.job_missing", "job is required for "+a.Action+".")
+			return governor.JobView{}, nil, fault.New(fault.InvalidInput, "delegate.job_missing", "job is required for "+a.Action+".")
 		}
 		ws, err := turn.Workspace(a.WorkspacePath)
 		if err != nil {
-			return governor.JobView{}, err
+			return governor.JobView{}, nil, err
 		}
+		v, err := s.gov.JobStatus(ctx, ws, a.Job)
 		if a.Action == "cancel" {
-			return s.gov.CancelJob(ctx, ws, a.Job)
+			v, err = s.gov.CancelJob(ctx, ws, a.Job)
 		}
-		return s.gov.JobStatus(ctx, ws, a.Job)
+		return v, nil, err
 	}
 	var b job.Budget
 	if a.Budget != nil {
 		b = job.Budget{MaxUSD: a.Budget.MaxUSD, MaxRequests: a.Budget.MaxRequests, MaxMinutes: a.Budget.MaxMinutes}
 	}
 	wait := a.Wait != nil && *a.Wait
+	ask := jobElicitation{req: req, args: a, in: &inputAsk{gate: s.consent}}
 	v, err := s.gov.Delegate(ctx, governor.DelegateTask{Task: a.Task, Backend: a.Backend, Workspace: a.WorkspacePath, Model: a.Model,
-		Effort: a.ReasoningEffort, Base: a.Base, Budget: b, Consent: jobElicitation{req: req}})
+		Effort: a.ReasoningEffort, Base: a.Base, Budget: b, Consent: ask})
+	if errors.Is(err, governor.ErrPending) && ask.in.res != nil {
+		return v, ask.in.res, nil
+	}
 	if err != nil || !wait {
-		return v, err
+		return v, nil, err
 	}
 	s.waitJob(ctx, req, v)
-	return s.gov.JobStatus(context.WithoutCancel(ctx), v.Workspace, v.Job)
+	v, err = s.gov.JobStatus(context.WithoutCancel(ctx), v.Workspace, v.Job)
+	return v, nil, err
 }
 
 // waitJob waits for a job started with wait:true, sending a progress
@@ -170,31 +182,46 @@ func jobText(v governor.JobView) string {
 	if v.Admit != "" {
 		t += " " + v.Admit
 	}
-	for _, b := range []string{v.Activity, v.Patch, v.Message} {
+	for _, b := range []string{v.Activity, v.Patch, v.Message, v.Verification} {
 		if b != "" {
 			t += "\n\n" + b
+		}
+	}
+	for _, c := range v.Checks {
+		if c.Output != "" {
+			t += "\n\n" + c.Output
 		}
 	}
 	return t
 }
 
 // jobElicitation asks the job question through the tool call's form
-// elicitation (elicitation/create). Only accept with approve === true is
-// consent (R-042); hosts without form elicitation, and the input-request
-// flow of MCP 2026-07-28 which this question does not use yet, are
-// refused consent.unsupported_client.
-type jobElicitation struct{ req *mcp.CallToolRequest }
+// elicitation: elicitation/create before MCP 2026-07-28, an input request
+// in the tool result from that revision on ([inputAsk]; the retried call
+// must carry the same arguments, and its single-use state, or it is
+// refused consent.invalid_state). Only accept with approve === true is
+// consent (R-042); hosts without form elicitation are refused
+// consent.unsupported_client.
+type jobElicitation struct {
+	req  *mcp.CallToolRequest
+	args DelegateArgs // the call's arguments, bound into the request state
+	in   *inputAsk
+}
 
 func (e jobElicitation) AskJob(ctx context.Context, q governor.JobQuestion) error {
 	req := e.req
+	if multiRoundTrip(req) && canAskForm(req) {
+		res, reason, err := e.in.ask(req, jobInputKey, jobBinding(e.args, q), jobParams(q))
+		switch {
+		case err != nil:
+			return err // governor.ErrPending: nothing starts on this pass
+		case reason != "":
+			return jobDenied(q, reason, boundWhat(reason))
+		}
+		return judgeJob(q, res)
+	}
 	if req == nil || req.Session == nil || !formElicitation(req.Session.InitializeParams()) {
 		return jobDenied(q, consent.ReasonUnsupportedClient, "this MCP client cannot show an approval form (no elicitation support)")
-	}
-	if v := req.ProtocolVersion(); v >= "2026-07-28" {
-		// That revision asks by input requests in the tool result; the
-		// job question does not use them yet, and never runs unasked.
-		return jobDenied(q, consent.ReasonUnsupportedClient, "the job question is asked with elicitation/create, which MCP "+v+
-			" replaced by input requests that delegate does not use yet (connect with protocol 2025-11-25 or earlier)")
 	}
 	ectx, cancel := context.WithTimeout(ctx, consent.DefaultTimeout)
 	defer cancel()
@@ -207,6 +234,11 @@ func (e jobElicitation) AskJob(ctx context.Context, q governor.JobQuestion) erro
 	case err != nil:
 		return fault.Wrap(fault.PolicyDenied, consent.ReasonFailed, "the delegate job was not started: the approval request failed", err)
 	}
+	return judgeJob(q, res)
+}
+
+// judgeJob returns nil only for accept with approve === true.
+func judgeJob(q governor.JobQuestion, res *mcp.ElicitResult) error {
 	switch res.Action {
 	case "decline":
 		return jobDenied(q, consent.ReasonDeclined, "the user declined")
