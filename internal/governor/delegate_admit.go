@@ -3,16 +3,17 @@ package governor
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	adm "github.com/coagent8/coagent8/internal/admission"
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/job"
-	"github.com/coagent8/coagent8/internal/quarantine"
 	"github.com/coagent8/coagent8/internal/redact"
 )
 
@@ -30,6 +31,11 @@ const (
 	// message whole); the rest is counted and the form names where all
 	// of them are. Blocking findings are listed first.
 	maxQuestionFindings = 200
+	// maxQuestionName bounds, in runes, each path (and the taint reason)
+	// the question shows: the agent chooses them, and a 4 KiB name
+	// padded with spaces would wrap into lines that read like the form's
+	// own. The full names are in `coagent8 jobs JOB`.
+	maxQuestionName = 200
 )
 
 // AdmissionQuestion is what the user is shown before a candidate is
@@ -77,7 +83,7 @@ func (q AdmissionQuestion) Message() string {
 			fmt.Fprintf(&b, "  … and %d more files\n", len(q.Files)-i)
 			break
 		}
-		fmt.Fprintf(&b, "  %s +%d -%d\n", f.Path, f.Added, f.Removed)
+		fmt.Fprintf(&b, "  %s +%d -%d\n", clip(f.Path), f.Added, f.Removed)
 	}
 	fmt.Fprintf(&b, "Scan findings (%d):\n", len(q.Findings))
 	for i, f := range q.Findings {
@@ -85,16 +91,24 @@ func (q AdmissionQuestion) Message() string {
 			fmt.Fprintf(&b, "  … and %d more findings (all of them: coagent8 jobs %s)\n", len(q.Findings)-i, q.Job)
 			break
 		}
-		fmt.Fprintf(&b, "  [%s] %s %s: %s\n", f.Severity, f.Rule, f.Path, f.Message)
+		fmt.Fprintf(&b, "  [%s] %s %s: %s\n", f.Severity, f.Rule, clip(f.Path), f.Message)
 	}
 	if q.Taint != "" {
-		fmt.Fprintf(&b, "TAINTED: %s. Admitting needs the taint acknowledged below.\n", q.Taint)
+		fmt.Fprintf(&b, "TAINTED: %s. Admitting needs the taint acknowledged below.\n", clip(q.Taint))
 	}
 	for _, c := range q.Checks {
 		fmt.Fprintf(&b, "Check: %s\n", c)
 	}
 	b.WriteString("Review the full patch with `coagent8 jobs " + q.Job + "` in a terminal. Only approve: true admits.")
 	return b.String()
+}
+
+// clip cuts s to maxQuestionName runes, marking the cut with "…".
+func clip(s string) string {
+	if utf8.RuneCountInString(s) <= maxQuestionName {
+		return s
+	}
+	return string([]rune(s)[:maxQuestionName-1]) + "…"
 }
 
 // AdmissionAnswer is an approving answer: Ack lists what the user
@@ -137,6 +151,9 @@ func (g *Governor) RequestAdmission(ctx context.Context, ws, id string, c Admiss
 		return adm.Result{}, g.refuseAdmission(id, err)
 	}
 	ans, err := c.AskAdmission(ctx, q)
+	if errors.Is(err, ErrPending) {
+		return adm.Result{}, err // asked by input request: not refused (yet)
+	}
 	if err != nil {
 		return adm.Result{}, g.refuseAdmission(id, err)
 	}
@@ -183,7 +200,7 @@ func (g *Governor) admissionQuestion(ctx context.Context, deps DelegateDeps, ws,
 		q.Checks = []string{v.Verification}
 	}
 	if j.State == job.Tainted {
-		q.Taint = quarantine.Visible(redact.NewAnswer().String(j.Reason))
+		q.Taint = oneLine(redact.NewAnswer().String(j.Reason))
 	}
 	return q, nil
 }
@@ -221,7 +238,11 @@ func DiffSummary(patch []byte) []FileChange {
 		case header && strings.HasPrefix(s, "@@"):
 			header = false
 		case header && strings.HasPrefix(s, "+++ ") && s != "+++ /dev/null":
-			out[len(out)-1].Path = gitName(s[4:])
+			// git ends a name holding a space with a tab (for patch(1))
+			out[len(out)-1].Path = gitName(strings.TrimSuffix(s[4:], "\t"))
+		case header && (strings.HasPrefix(s, "rename to ") || strings.HasPrefix(s, "copy to ")):
+			_, name, _ := strings.Cut(s, " to ")
+			out[len(out)-1].Path = unquoteName(name)
 		case header:
 		case strings.HasPrefix(s, "+"):
 			out[len(out)-1].Added++
@@ -230,15 +251,21 @@ func DiffSummary(patch []byte) []FileChange {
 		}
 	}
 	for i := range out {
-		out[i].Path = quarantine.Visible(red.String(out[i].Path))
+		out[i].Path = oneLine(red.String(out[i].Path))
 	}
 	return out
 }
 
 // diffName is the new name of a "diff --git a/X b/Y" line (a fallback
-// for sections without a "+++ " header: mode changes, binary files).
+// for sections without a "+++ " header: mode changes, binary files). The
+// unquoted form is ambiguous when a name holds " b/" (a binary file
+// "x b/README.md" must not be listed as README.md): without a rename the
+// two names are equal, so the line is split where they are.
 func diffName(s string) string {
 	rest := strings.TrimPrefix(s, "diff --git ")
+	if n := (len(rest) - 5) / 2; n > 0 && len(rest) == 2*n+5 && rest[:2] == "a/" && rest[2+n:5+n] == " b/" && rest[2:2+n] == rest[5+n:] {
+		return rest[5+n:]
+	}
 	if i := strings.LastIndex(rest, " b/"); i >= 0 {
 		return gitName(rest[i+1:])
 	}
@@ -248,14 +275,20 @@ func diffName(s string) string {
 	return rest
 }
 
+// unquoteName undoes git's C quoting of a patch name ("\"a\\tb\"").
+func unquoteName(name string) string {
+	if strings.HasPrefix(name, `"`) {
+		if u, err := strconv.Unquote(name); err == nil {
+			return u
+		}
+	}
+	return name
+}
+
 // gitName strips git's "a/" or "b/" prefix from a (possibly C-quoted)
 // patch name.
 func gitName(name string) string {
-	if strings.HasPrefix(name, `"`) {
-		if u, err := strconv.Unquote(name); err == nil {
-			name = u
-		}
-	}
+	name = unquoteName(name)
 	if len(name) > 2 && (name[:2] == "a/" || name[:2] == "b/") {
 		return name[2:]
 	}

@@ -1,8 +1,12 @@
 package governor
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -48,5 +52,71 @@ func TestAdmissionQuestionMessage(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
 		}
+	}
+}
+
+// TestAdmissionQuestionAgentNames: file names are the agent's choice. Through
+// a real `git diff --binary`, a name with a line break stays on its own
+// form line (no forged "Check:" or "TAINTED" line), and a
+// binary file named "x b/README.md" is listed as such, not as README.md.
+func TestAdmissionQuestionAgentNames(t *testing.T) {
+	dir := t.TempDir()
+	git := func(args ...string) []byte {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "core.quotePath=true"}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return out
+	}
+	git("init", "-q")
+	forged := "a.txt\nCheck:all_checks_passed\nTAINTED:no"
+	if err := os.WriteFile(filepath.Join(dir, forged), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "x b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "x b", "README.md"), []byte("\x00\x01bin"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "-A")
+	patch := git("diff", "--cached", "--binary", "--no-ext-diff", "--no-textconv")
+	q := AdmissionQuestion{Job: "job_1", Workspace: "/w", Digest: "sha256:ab", Files: DiffSummary(patch)}
+	got := []string{}
+	for _, f := range q.Files {
+		got = append(got, f.Path)
+	}
+	want := []string{`a.txt\nCheck:all_checks_passed\nTAINTED:no`, "x b/README.md"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("files (-want +got):\n%s", d)
+	}
+	for _, line := range strings.Split(q.Message(), "\n") {
+		if strings.HasPrefix(line, "Check:") || strings.HasPrefix(line, "TAINTED") {
+			t.Errorf("the form has a forged line %q:\n%s", line, q.Message())
+		}
+	}
+}
+
+// TestAdmissionQuestionBoundsNames: a 4 KiB file name padded with spaces
+// (it would wrap into lines of its own) and a long finding path are cut
+// to maxQuestionName runes; the cut is marked.
+func TestAdmissionQuestionBoundsNames(t *testing.T) {
+	long := "a" + strings.Repeat(" ", 4000) + "Check: all passed"
+	q := AdmissionQuestion{Job: "job_1", Workspace: "/w", Digest: "sha256:ab", Files: []FileChange{{long, 1, 0}},
+		Findings: []JobFinding{{Rule: "ci.workflow", Severity: "warn", Path: long, Message: "CI configuration"}}, Taint: long}
+	msg := q.Message()
+	if strings.Contains(msg, "all passed") {
+		t.Errorf("the question shows the whole padded name:\n%.300s", msg)
+	}
+	for _, line := range strings.Split(msg, "\n") {
+		if n := utf8.RuneCountInString(line); n > maxQuestionName+100 {
+			t.Errorf("a line of %d runes: %.80q", n, line)
+		}
+	}
+	if !strings.Contains(msg, strings.Repeat(" ", maxQuestionName-2)+"… +1 -0") {
+		t.Errorf("the cut is not marked:\n%.300s", msg)
 	}
 }
