@@ -2,6 +2,7 @@ package governor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -69,8 +70,12 @@ type DelegateTask struct {
 	// Model and Effort are as for consult: "" is the backend's default,
 	// still governed.
 	Model, Effort string
-	// Base is the commit the candidate starts from: "" or "HEAD" (the
-	// workspace's HEAD, which must be clean), or HEAD's own commit id.
+	// Base is the state the candidate starts from: "" or "HEAD" (the
+	// workspace's HEAD, whose tracked files must be unchanged), any
+	// revision naming HEAD's commit (its id, a branch at HEAD), or
+	// [BaseUncommitted], the working tree as it is (tracked changes and
+	// untracked, not ignored, files). Another commit is refused
+	// INVALID_INPUT delegate.base_not_head (see [Governor.delegateBase]).
 	Base string
 	// Budget is what the caller asks for; MaxUSD is required, zero
 	// MaxMinutes takes the user's ceiling, zero MaxRequests
@@ -230,18 +235,20 @@ func ceiling(b job.Budget, c config.Delegate) (job.Budget, error) {
 	return b, nil
 }
 
-// delegateBackend routes the job. Only Claude Code has a verified
-// candidate profile and job path in package delegation.
+// delegateBackend routes the job. Claude Code and Codex have a verified
+// candidate profile and job path in package delegation; agy has none.
 func delegateBackend(b string) (string, error) {
 	switch strings.ToLower(b) {
 	case "", "auto", "claude":
 		return "claude", nil
-	case "codex", "agy", "gemini":
-		return "", fault.New(fault.Unsupported, ReasonBackend, "delegate runs Claude Code only in this version: "+
+	case "codex":
+		return "codex", nil
+	case "agy", "gemini":
+		return "", fault.New(fault.Unsupported, ReasonBackend, "delegate runs Claude Code and Codex only in this version: "+
 			"the delegated-agent runner has a verified candidate profile and job path for Claude Code "+delegation.ClaudeVersion+
-			", none yet for "+b+"; use backend claude").With("backend", b)
+			" and Codex "+delegation.CodexVersion+", none yet for "+b+"; use backend claude or codex").With("backend", b)
 	}
-	return "", fault.New(fault.InvalidInput, "backend.unknown", "unknown backend: use claude (or auto)")
+	return "", fault.New(fault.InvalidInput, "backend.unknown", "unknown backend: use claude, codex (or auto)")
 }
 
 // delegateDecision resolves the concrete model and applies governance; a
@@ -285,6 +292,9 @@ func (g *Governor) jobConsent(ctx context.Context, cfg config.File, q JobQuestio
 			"approve it in an MCP host that shows the form, or "+unaskedSteps(d, cfg.Delegate.AllowWithoutAsking)), d.Backend, d.Model, "")
 	}
 	if err := c.AskJob(ctx, q); err != nil {
+		if errors.Is(err, ErrPending) {
+			return err // asked by input request: not refused (yet)
+		}
 		return g.refuse(err, d.Backend, d.Model, d.Rule) // the one security event of the refusal
 	}
 	return nil
@@ -299,28 +309,15 @@ func gatePrice(p *big.Rat) *gate.Price {
 }
 
 // delegateWorkspace canonicalises the workspace (it must be the top
-// level of a Git work tree: the candidate is a Git patch against a base
-// commit) and resolves the base: HEAD, which must have no uncommitted
-// tracked change (otherwise the patch would carry the user's own edits).
+// level of a Git work tree: the candidate is a Git patch against a base)
+// and resolves the base ([Governor.delegateBase]).
 func (g *Governor) delegateWorkspace(ctx context.Context, path, base string) (string, string, error) {
 	ws, err := turn.Workspace(path)
 	if err != nil {
 		return "", "", err
 	}
-	if base == "uncommitted" {
-		return "", "", fault.New(fault.Unsupported, ReasonBase, "base uncommitted is not supported yet: commit your changes and delegate from HEAD")
-	}
-	head, err := gitHead(ctx, g.env, ws)
-	if err != nil {
-		return "", "", err
-	}
-	if base != "" && base != "HEAD" && !strings.HasPrefix(head.commit, strings.ToLower(base)) || len(base) > 0 && len(base) < 7 && base != "HEAD" {
-		return "", "", fault.New(fault.InvalidInput, ReasonBase, "base must be HEAD (the workspace's checked-out commit "+head.commit[:12]+"): the candidate starts from the checkout").With("head", head.commit)
-	}
-	if head.dirty {
-		return "", "", fault.New(fault.InvalidInput, ReasonDirty, "the workspace has uncommitted changes to tracked files: commit or stash them first, so the candidate patch carries only the agent's changes")
-	}
-	return ws, head.commit, nil
+	b, err := g.delegateBase(ctx, ws, base)
+	return ws, b, err
 }
 
 // unaskedSteps names every step still missing for d's model to run a

@@ -44,12 +44,12 @@ func TestCeiling(t *testing.T) {
 	}
 }
 
-// TestDelegateBackend: only Claude Code has a job path; Codex and agy are
+// TestDelegateBackend: Claude Code and Codex have a job path; agy is
 // UNSUPPORTED naming why, anything else INVALID_INPUT.
 func TestDelegateBackend(t *testing.T) {
 	for _, tc := range []struct{ in, want, code string }{
 		{"", "claude", ""}, {"auto", "claude", ""}, {"Claude", "claude", ""},
-		{"codex", "", string(fault.Unsupported)}, {"agy", "", string(fault.Unsupported)}, {"x", "", string(fault.InvalidInput)},
+		{"codex", "codex", ""}, {"Codex", "codex", ""}, {"agy", "", string(fault.Unsupported)}, {"x", "", string(fault.InvalidInput)},
 	} {
 		got, err := delegateBackend(tc.in)
 		code := ""
