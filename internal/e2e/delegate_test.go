@@ -172,6 +172,10 @@ func TestDelegateEndToEnd(t *testing.T) {
 	if msg, _ := sc["message"].(string); !strings.Contains(msg, "DELEGATE-DONE") || !strings.Contains(msg, "trust=untrusted") {
 		t.Errorf("final message = %q", msg)
 	}
+	// No verify.commands configured: the result says so, none is invented.
+	if v, _ := sc["verification"].(string); !strings.Contains(v, "no checks configured") || sc["checks"] != nil {
+		t.Errorf("verification = %q, checks %v; want no checks configured", v, sc["checks"])
+	}
 	used, _ := sc["used"].(map[string]any)
 	if used == nil || used["requests"].(float64) < 3 {
 		t.Errorf("grant counters = %v", sc["used"])

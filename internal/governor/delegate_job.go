@@ -8,11 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/delegation"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/gate"
@@ -21,27 +19,6 @@ import (
 	"github.com/coagent8/coagent8/internal/quarantine"
 	"github.com/coagent8/coagent8/internal/sandbox"
 )
-
-type head struct {
-	commit string
-	dirty  bool
-}
-
-func gitHead(ctx context.Context, env config.Env, ws string) (head, error) {
-	r, err := gitrepo.Open(ctx, env, ws)
-	if err != nil {
-		return head{}, err
-	}
-	out, err := r.Run(ctx, ws, nil, nil, "rev-parse", "--verify", "HEAD^{commit}")
-	if err != nil {
-		return head{}, fault.Wrap(fault.InvalidInput, ReasonBase, "the workspace has no commit yet: commit once, then delegate from HEAD", err)
-	}
-	st, err := r.Run(ctx, ws, nil, nil, "status", "--porcelain", "--untracked-files=no")
-	if err != nil {
-		return head{}, err
-	}
-	return head{commit: strings.TrimSpace(string(out)), dirty: len(bytes.TrimSpace(st)) > 0}, nil
-}
 
 // live are the jobs this process runs: their cancel functions and done
 // channels (cancel; wait).
@@ -56,6 +33,9 @@ type running struct {
 	done      chan struct{}
 	cancelled bool
 	activity  *activity // the agent's recent activity lines (delegate_activity.go)
+	// stopChecks cancels the candidate's checks while they run (set
+	// under live.mu by finishJob; CancelJob calls it).
+	stopChecks context.CancelFunc
 }
 
 func (l *live) add(id string, r *running) {
@@ -104,9 +84,22 @@ func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, 
 		return JobView{}, err
 	}
 	d := q.Decision
-	j, err := deps.Jobs.Create(ctx, job.Spec{Workspace: q.Workspace, Base: base, Backend: d.Backend, Model: d.Model, Budget: q.Budget})
+	base, snap, err := g.jobBase(ctx, deps, q.Workspace, base)
 	if err != nil {
 		return JobView{}, err
+	}
+	j, err := deps.Jobs.Create(ctx, job.Spec{Workspace: q.Workspace, Base: base, Backend: d.Backend, Model: d.Model, Budget: q.Budget})
+	if err != nil {
+		_ = os.RemoveAll(snap)
+		return JobView{}, err
+	}
+	if snap != "" {
+		// The uncommitted base's objects live with the job: the candidate
+		// is built, and admitted three-way, against them.
+		if err := errors.Join(os.MkdirAll(filepath.Join(deps.WorkDir, j.ID), 0o700), os.Rename(snap, filepath.Join(deps.WorkDir, j.ID, "base"))); err != nil {
+			_ = os.RemoveAll(snap)
+			return JobView{}, g.abort(ctx, deps, j.ID, "delegate.workdir", fault.Wrap(fault.ProcessError, "delegate.workdir", "the job directory cannot be made", err))
+		}
 	}
 	limit := time.Duration(q.Budget.MaxMinutes) * time.Minute
 	gr, phantom, err := deps.Gate.Grant(ctx, gate.Spec{Provider: rt.Provider(), Model: d.Model, Job: j.ID, TTL: limit + time.Minute,
@@ -129,7 +122,7 @@ func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, 
 	go func() {
 		defer close(r.done)
 		defer cancel()
-		res, err := deps.Runner.Run(jctx, dj)
+		res, err := g.runContained(jctx, deps, j, r, dj)
 		// The agent's diagnostics, bounded, for the user (untrusted bytes;
 		// never rendered to the caller).
 		_ = os.WriteFile(filepath.Join(deps.WorkDir, j.ID, "agent.stderr"), errs.bytes(), 0o600)
@@ -158,7 +151,13 @@ func (g *Governor) finishJob(ctx context.Context, deps DelegateDeps, j job.Job, 
 	g.live.mu.Lock()
 	cancelled := r.cancelled
 	g.live.mu.Unlock()
+	cand := filepath.Join(deps.CandidateDir, j.ID)
 	switch {
+	case res.Tainted:
+		// A containment event: the one compromise action (before any
+		// other ending, so a contained job never ends merely failed).
+		g.finishContained(ctx, deps, j, res, runErr, message, filepath.Join(cand, "upper"))
+		return
 	case cancelled:
 		// The candidate directory is kept as it was when the tree ended.
 		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Cancelled, "delegate.cancelled")
@@ -176,22 +175,40 @@ func (g *Governor) finishJob(ctx context.Context, deps DelegateDeps, j job.Job, 
 		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, "delegate.agent_"+res.Receipt.Exit.Class.String())
 		return
 	}
-	cand := filepath.Join(deps.CandidateDir, j.ID)
 	c, err := g.quarantine(ctx, j, filepath.Join(cand, "upper"), res)
 	if err != nil {
 		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, fault.From(err).Reason)
 		return
 	}
-	// A gate containment event taints the candidate in the same write that
-	// stores it: a separate transition left it admissible without --ack in
-	// between (or for good after a crash or a failed write).
-	taint := ""
-	if res.Tainted {
-		taint = "gate.revoked"
+	// The user's checks run on the candidate before it is attached, so
+	// the stored result carries their real outcome (issue 16 scope 4).
+	v, cancelled := g.runChecks(ctx, j, r, filepath.Join(cand, "upper"))
+	if cancelled {
+		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Cancelled, "delegate.cancelled")
+		return
 	}
-	_, _ = deps.Jobs.Attach(ctx, j.ID, job.Candidate{Patch: c.Patch, Digest: c.Digest, Findings: c.Findings, Message: message, Taint: taint})
+	_, _ = deps.Jobs.Attach(ctx, j.ID, job.Candidate{Patch: c.Patch, Digest: c.Digest, Findings: c.Findings, Message: message, Verification: v})
 	// The patch is stored; the candidate layer is no longer needed.
 	_ = os.RemoveAll(cand)
+}
+
+// runChecks runs the checks on job j's candidate, cancellable by
+// CancelJob; cancelled reports that the job was cancelled meanwhile.
+func (g *Governor) runChecks(ctx context.Context, j job.Job, r *running, upper string) (*job.Verification, bool) {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	g.live.mu.Lock()
+	r.stopChecks = stop
+	cancelled := r.cancelled
+	g.live.mu.Unlock()
+	if cancelled {
+		return nil, true
+	}
+	v := g.verifyCandidate(ctx, j, upper)
+	g.live.mu.Lock()
+	defer g.live.mu.Unlock()
+	r.stopChecks = nil
+	return v, r.cancelled
 }
 
 func (g *Governor) quarantine(ctx context.Context, j job.Job, upper string, res delegation.Result) (*quarantine.Candidate, error) {
@@ -199,7 +216,8 @@ func (g *Governor) quarantine(ctx context.Context, j job.Job, upper string, res 
 	if err != nil {
 		return nil, err
 	}
-	return quarantine.Build(ctx, quarantine.Input{Repo: repo, Base: j.Base, Upper: upper, Changes: res.Changes,
+	rev, objects := candidateBase(g.delegateDeps.WorkDir, j.ID, j.Base)
+	return quarantine.Build(ctx, quarantine.Input{Repo: repo, Base: rev, Objects: objects, Upper: upper, Changes: res.Changes,
 		ScratchDir: filepath.Dir(upper)})
 }
 
@@ -265,6 +283,9 @@ func (g *Governor) CancelJob(ctx context.Context, ws, id string) (JobView, error
 	}
 	g.live.mu.Lock()
 	r.cancelled = true
+	if r.stopChecks != nil {
+		r.stopChecks()
+	}
 	g.live.mu.Unlock()
 	r.cancel()
 	select {
