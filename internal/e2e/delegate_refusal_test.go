@@ -99,7 +99,11 @@ func TestDelegateBadInput(t *testing.T) {
 		asked++
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}})
-	ws, plain := gitWorkspace(t), t.TempDir()
+	ws, plain, dirty := gitWorkspace(t), t.TempDir(), gitWorkspace(t)
+	// A second commit, so HEAD~1 is a commit other than HEAD.
+	os.WriteFile(filepath.Join(ws, "other.txt"), []byte("second\n"), 0o644)
+	gitIn(t, ws, "commit", "-q", "-am", "second")
+	os.WriteFile(filepath.Join(dirty, "main.txt"), []byte("edited\n"), 0o644)
 	ok := map[string]any{"max_usd": 1}
 	for _, tc := range []struct {
 		name         string
@@ -117,8 +121,16 @@ func TestDelegateBadInput(t *testing.T) {
 		{"negative budget", map[string]any{"task": "t", "workspace_path": ws, "budget": map[string]any{"max_usd": -1}}, "INVALID_INPUT", "delegate.budget_invalid"},
 		{"usd above ceiling", map[string]any{"task": "t", "workspace_path": ws, "budget": map[string]any{"max_usd": 2.5}}, "POLICY_DENIED", "delegate.budget_above_ceiling"},
 		{"minutes above ceiling", map[string]any{"task": "t", "workspace_path": ws, "budget": map[string]any{"max_usd": 1, "max_minutes": 11}}, "POLICY_DENIED", "delegate.budget_above_ceiling"},
-		{"codex", map[string]any{"task": "t", "workspace_path": ws, "backend": "codex", "budget": ok}, "UNSUPPORTED", "delegate.backend_unsupported"},
-		{"base not HEAD", map[string]any{"task": "t", "workspace_path": ws, "base": "0000000000", "budget": ok}, "INVALID_INPUT", "delegate.base"},
+		{"agy", map[string]any{"task": "t", "workspace_path": ws, "backend": "agy", "budget": ok}, "UNSUPPORTED", "delegate.backend_unsupported"},
+		{"base unknown", map[string]any{"task": "t", "workspace_path": ws, "base": "0000000000", "budget": ok}, "INVALID_INPUT", "delegate.base_unknown"},
+		{"base unknown ref", map[string]any{"task": "t", "workspace_path": ws, "base": "no/such/branch", "budget": ok}, "INVALID_INPUT", "delegate.base_unknown"},
+		{"base a blob", map[string]any{"task": "t", "workspace_path": ws, "base": "HEAD:main.txt", "budget": ok}, "INVALID_INPUT", "delegate.base_not_commit"},
+		{"base a tree", map[string]any{"task": "t", "workspace_path": ws, "base": "HEAD^{tree}", "budget": ok}, "INVALID_INPUT", "delegate.base_not_commit"},
+		{"base not HEAD", map[string]any{"task": "t", "workspace_path": ws, "base": "HEAD~1", "budget": ok}, "INVALID_INPUT", "delegate.base_not_head"},
+		{"base an option", map[string]any{"task": "t", "workspace_path": ws, "base": "--output=/tmp/x", "budget": ok}, "INVALID_INPUT", "delegate.base"},
+		{"base garbage", map[string]any{"task": "t", "workspace_path": ws, "base": "a b\x00", "budget": ok}, "INVALID_INPUT", "delegate.base"},
+		{"base oversized", map[string]any{"task": "t", "workspace_path": ws, "base": strings.Repeat("a", 300), "budget": ok}, "INVALID_INPUT", "delegate.base"},
+		{"base HEAD over a dirty checkout", map[string]any{"task": "t", "workspace_path": dirty, "budget": ok}, "INVALID_INPUT", "delegate.workspace_dirty"},
 		{"approve argument", map[string]any{"task": "t", "workspace_path": ws, "budget": ok, "approve": true}, "INVALID_INPUT", ""},
 		{"status without job", map[string]any{"action": "status", "workspace_path": ws}, "INVALID_INPUT", "delegate.job_missing"},
 	} {
