@@ -22,11 +22,12 @@ import (
 	"github.com/coagent8/coagent8/internal/process"
 	"github.com/coagent8/coagent8/internal/sandbox"
 	"github.com/coagent8/coagent8/internal/store"
+	"github.com/coagent8/coagent8/internal/upstream"
 )
 
-// UnsafeUpstreamVar is [config.UnsafeUpstreamVar]: a loopback provider
-// double for tests and benchmarks ([config.ParseUnsafeUpstream]).
-const UnsafeUpstreamVar = config.UnsafeUpstreamVar
+// UnsafeUpstreamVar is [upstream.UnsafeVar]: a loopback provider
+// double for tests and benchmarks ([upstream.ParseUnsafe]).
+const UnsafeUpstreamVar = upstream.UnsafeVar
 
 // lazyDelegation opens what delegate jobs run on — the job store, the
 // in-process gate, the candidate sandbox and the qualified pinned Claude
@@ -106,9 +107,9 @@ func (l *lazyDelegation) gate(ctx context.Context) (*gate.Gate, error) {
 	a := l.a
 	// The test seam is checked first: a bad value must refuse the job
 	// whatever else is configured.
-	var unsafe *config.UnsafeUpstream
+	var unsafe *upstream.Unsafe
 	if v := a.env.Get(UnsafeUpstreamVar); v != "" {
-		u, err := config.ParseUnsafeUpstream(v)
+		u, err := upstream.ParseUnsafe(v)
 		if err != nil {
 			return nil, err
 		}
@@ -127,7 +128,7 @@ func (l *lazyDelegation) gate(ctx context.Context) (*gate.Gate, error) {
 		opts.Upstreams, opts.UnsafeAllowLoopbackUpstream = map[gate.Provider]string{gate.Provider(u.Provider): u.Origin}, true
 		// The override sends the real credential to a local process: the
 		// security log says so before any job of this stack uses it.
-		_ = l.events.Record(event.Event{Type: event.TypeDecision, Time: time.Now(), Reason: config.ReasonUnsafeUpstream,
+		_ = l.events.Record(event.Event{Type: event.TypeDecision, Time: time.Now(), Reason: upstream.ReasonUnsafe,
 			IDs:    map[string]string{"provider": u.Provider, "upstream": u.Origin},
 			Detail: UnsafeUpstreamVar + " overrides the " + u.Provider + " upstream with " + u.Origin + ": the real credential goes to that local process"})
 	}

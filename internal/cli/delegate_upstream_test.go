@@ -9,6 +9,7 @@ import (
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/upstream"
 )
 
 // TestDelegateGateRefusesRemoteUnsafeUpstream: the delegate gate refuses
@@ -22,8 +23,8 @@ func TestDelegateGateRefusesRemoteUnsafeUpstream(t *testing.T) {
 		l := &lazyDelegation{a: a, events: mem}
 		_, err := l.gate(context.Background())
 		var fe *fault.Error
-		if !errors.As(err, &fe) || fe.Code != fault.InvalidInput || fe.Reason != config.ReasonUnsafeUpstream || !strings.Contains(fe.Message, UnsafeUpstreamVar) {
-			t.Errorf("%s: gate() error = %v, want INVALID_INPUT %s naming the variable", v, err, config.ReasonUnsafeUpstream)
+		if !errors.As(err, &fe) || fe.Code != fault.InvalidInput || fe.Reason != upstream.ReasonUnsafe || !strings.Contains(fe.Message, UnsafeUpstreamVar) {
+			t.Errorf("%s: gate() error = %v, want INVALID_INPUT %s naming the variable", v, err, upstream.ReasonUnsafe)
 		}
 		if n := len(mem.Events()); n != 0 {
 			t.Errorf("%s: %d events recorded, want 0", v, n)
@@ -44,7 +45,7 @@ func TestDelegateGateRecordsUnsafeUpstream(t *testing.T) {
 	}
 	var got []string
 	for _, e := range mem.Events() {
-		if e.Reason == config.ReasonUnsafeUpstream {
+		if e.Reason == upstream.ReasonUnsafe {
 			got = append(got, e.IDs["provider"]+" "+e.IDs["upstream"])
 			if !strings.Contains(e.Detail, UnsafeUpstreamVar) || !strings.Contains(e.Detail, "real credential") {
 				t.Errorf("detail = %q", e.Detail)

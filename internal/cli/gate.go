@@ -18,6 +18,7 @@ import (
 	"github.com/coagent8/coagent8/internal/redact"
 	"github.com/coagent8/coagent8/internal/secret"
 	"github.com/coagent8/coagent8/internal/store"
+	"github.com/coagent8/coagent8/internal/upstream"
 )
 
 // newGateCmd is `coagent8 gate serve|grant|inspect|revoke|settle` (issue 9).
@@ -304,7 +305,7 @@ func (a *app) gateServe(ctx context.Context, listen, workspace string, unsafe []
 	for _, v := range unsafe {
 		// The same rule as COAGENT8_UNSAFE_LOOPBACK_UPSTREAM: only a
 		// loopback origin with a port may receive the real credential.
-		u, err := config.ParseUnsafeUpstreamFrom("--unsafe-loopback-upstream", v)
+		u, err := upstream.ParseUnsafeFrom("--unsafe-loopback-upstream", v)
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/coagent8/coagent8/internal/adapter"
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/redact"
+	"github.com/coagent8/coagent8/internal/upstream"
 	"github.com/coagent8/coagent8/internal/version"
 )
 
@@ -36,7 +37,7 @@ type Report struct {
 	Containment     []Containment `json:"containment,omitempty"`
 	Recommendations []string      `json:"recommendations,omitempty"`
 	// Warnings name test seams set in this process's environment that
-	// weaken a guarantee (today [config.UnsafeUpstreamVar]); absent when
+	// weaken a guarantee (today [upstream.UnsafeVar]); absent when
 	// none is set.
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -158,14 +159,14 @@ func summarise(r *Report, def string) {
 // warnings reports the unsafe test seams set in env. The value itself is
 // not echoed beyond its parsed origin: it names a local process only.
 func warnings(env config.Env) []string {
-	v := env.Get(config.UnsafeUpstreamVar)
+	v := env.Get(upstream.UnsafeVar)
 	if v == "" {
 		return nil
 	}
-	u, err := config.ParseUnsafeUpstream(v)
+	u, err := upstream.ParseUnsafe(v)
 	if err != nil {
-		return []string{config.UnsafeUpstreamVar + " is set but invalid, so delegate jobs refuse to start: " + err.Error()}
+		return []string{upstream.UnsafeVar + " is set but invalid, so delegate jobs refuse to start: " + err.Error()}
 	}
-	return []string{config.UnsafeUpstreamVar + " is set (a test seam): delegate jobs send the real " + u.Provider +
+	return []string{upstream.UnsafeVar + " is set (a test seam): delegate jobs send the real " + u.Provider +
 		" credential in the clear to the local process at " + u.Origin + " instead of the provider. Unset it outside tests."}
 }

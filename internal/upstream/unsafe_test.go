@@ -1,4 +1,4 @@
-package config
+package upstream
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"github.com/coagent8/coagent8/internal/fault"
 )
 
-func TestParseUnsafeUpstream(t *testing.T) {
+func TestParseUnsafe(t *testing.T) {
 	tests := []struct {
 		in   string
 		want string // origin, "" = refused
@@ -32,16 +32,16 @@ func TestParseUnsafeUpstream(t *testing.T) {
 		{"", ""},
 	}
 	for _, tt := range tests {
-		got, err := ParseUnsafeUpstream(tt.in)
+		got, err := ParseUnsafe(tt.in)
 		if tt.want == "" {
 			var fe *fault.Error
-			if !errors.As(err, &fe) || fe.Code != fault.InvalidInput || fe.Reason != ReasonUnsafeUpstream {
-				t.Errorf("ParseUnsafeUpstream(%q) = %+v, %v; want INVALID_INPUT %s", tt.in, got, err, ReasonUnsafeUpstream)
+			if !errors.As(err, &fe) || fe.Code != fault.InvalidInput || fe.Reason != ReasonUnsafe {
+				t.Errorf("ParseUnsafe(%q) = %+v, %v; want INVALID_INPUT %s", tt.in, got, err, ReasonUnsafe)
 			}
 			continue
 		}
 		if err != nil || got.Origin != tt.want {
-			t.Errorf("ParseUnsafeUpstream(%q) = %+v, %v; want origin %s", tt.in, got, err, tt.want)
+			t.Errorf("ParseUnsafe(%q) = %+v, %v; want origin %s", tt.in, got, err, tt.want)
 		}
 	}
 }

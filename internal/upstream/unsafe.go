@@ -1,4 +1,9 @@
-package config
+// Package upstream parses the one test seam that overrides where the gate
+// forwards a provider: a loopback provider double (UnsafeVar). It imports
+// no more than strings and net/url, and lives outside package config so
+// that config (on the sandbox entry path) does not pull net/url into the
+// initialisers that run before a sandboxed child starts.
+package upstream
 
 import (
 	"net"
@@ -9,41 +14,41 @@ import (
 	"github.com/coagent8/coagent8/internal/fault"
 )
 
-// UnsafeUpstreamVar names a loopback provider double the in-process gate
+// UnsafeVar names a loopback provider double the in-process gate
 // forwards delegate jobs to, as PROVIDER=http://127.0.0.1:PORT. It exists
 // for tests and benchmarks only: the real credential then travels in clear
 // text to a local process, so doctor warns while it is set and the gate
 // records a security event when it applies it.
-const UnsafeUpstreamVar = "COAGENT8_UNSAFE_LOOPBACK_UPSTREAM"
+const UnsafeVar = "COAGENT8_UNSAFE_LOOPBACK_UPSTREAM"
 
-// ReasonUnsafeUpstream is the reason of a refused UnsafeUpstreamVar value
+// ReasonUnsafe is the reason of a refused UnsafeVar value
 // and of the security event recording that it was applied.
-const ReasonUnsafeUpstream = "delegate.unsafe_upstream"
+const ReasonUnsafe = "delegate.unsafe_upstream"
 
-// UnsafeUpstream is a parsed UnsafeUpstreamVar: a provider id
+// Unsafe is a parsed UnsafeVar: a provider id
 // ("anthropic", "openai") and an origin "http(s)://LOOPBACK:PORT".
-type UnsafeUpstream struct {
+type Unsafe struct {
 	Provider string
 	Origin   string
 }
 
-// ParseUnsafeUpstream parses v (the value of UnsafeUpstreamVar). It
+// ParseUnsafe parses v (the value of UnsafeVar). It
 // accepts only PROVIDER=SCHEME://HOST:PORT where PROVIDER is anthropic or
 // openai, SCHEME is http or https, HOST is 127.0.0.1, [::1] or localhost,
 // PORT is 1–65535, and nothing follows but an optional "/". Anything else
-// is an INVALID_INPUT [fault.Error] with reason [ReasonUnsafeUpstream]
+// is an INVALID_INPUT [fault.Error] with reason [ReasonUnsafe]
 // naming what is wrong: the variable must never redirect a real credential
 // to a remote host.
-func ParseUnsafeUpstream(v string) (UnsafeUpstream, error) {
-	return ParseUnsafeUpstreamFrom(UnsafeUpstreamVar, v)
+func ParseUnsafe(v string) (Unsafe, error) {
+	return ParseUnsafeFrom(UnsafeVar, v)
 }
 
-// ParseUnsafeUpstreamFrom is [ParseUnsafeUpstream] for a value that came
+// ParseUnsafeFrom is [ParseUnsafe] for a value that came
 // from name (the variable, or `gate serve --unsafe-loopback-upstream`),
 // which the error names.
-func ParseUnsafeUpstreamFrom(name, v string) (UnsafeUpstream, error) {
-	bad := func(why string) (UnsafeUpstream, error) {
-		return UnsafeUpstream{}, fault.New(fault.InvalidInput, ReasonUnsafeUpstream,
+func ParseUnsafeFrom(name, v string) (Unsafe, error) {
+	bad := func(why string) (Unsafe, error) {
+		return Unsafe{}, fault.New(fault.InvalidInput, ReasonUnsafe,
 			name+" wants PROVIDER=http://127.0.0.1:PORT (tests only): "+why)
 	}
 	p, origin, ok := strings.Cut(v, "=")
@@ -69,5 +74,5 @@ func ParseUnsafeUpstreamFrom(name, v string) (UnsafeUpstream, error) {
 	if n, err := strconv.Atoi(u.Port()); err != nil || n < 1 || n > 65535 {
 		return bad("the URL has no port in 1-65535")
 	}
-	return UnsafeUpstream{Provider: p, Origin: u.Scheme + "://" + u.Host}, nil
+	return Unsafe{Provider: p, Origin: u.Scheme + "://" + u.Host}, nil
 }
