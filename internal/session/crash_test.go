@@ -46,7 +46,15 @@ func helper(spec string) {
 			panic(err)
 		}
 		l.Delta("partial answer before the crash")
-		time.Sleep(300 * time.Millisecond) // let the flusher write the chunk
+		// Ready only once the flusher wrote the chunk: a fixed sleep lost
+		// the race under load (CI saw the history without the partial).
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			var n int
+			_ = db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM deltas WHERE handle = ? AND turn = ?`, parts[2], l.Turn()).Scan(&n)
+			if n > 0 || time.Now().After(deadline) {
+				break
+			}
+		}
 	case "lock":
 		conn, _ := db.SQL().Conn(ctx)
 		if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
