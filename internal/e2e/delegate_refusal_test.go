@@ -119,6 +119,8 @@ func TestDelegateBadInput(t *testing.T) {
 		{"no budget", map[string]any{"task": "t", "workspace_path": ws}, "INVALID_INPUT", "delegate.budget_zero"},
 		{"zero budget", map[string]any{"task": "t", "workspace_path": ws, "budget": map[string]any{"max_usd": 0}}, "INVALID_INPUT", "delegate.budget_zero"},
 		{"negative budget", map[string]any{"task": "t", "workspace_path": ws, "budget": map[string]any{"max_usd": -1}}, "INVALID_INPUT", "delegate.budget_invalid"},
+		{"absurd usd", map[string]any{"task": "t", "workspace_path": ws, "budget": map[string]any{"max_usd": 1e308}}, "INVALID_INPUT", "budget.out_of_range"},
+		{"absurd requests", map[string]any{"task": "t", "workspace_path": ws, "budget": map[string]any{"max_usd": 1, "max_requests": 10001}}, "INVALID_INPUT", "budget.out_of_range"},
 		{"usd above ceiling", map[string]any{"task": "t", "workspace_path": ws, "budget": map[string]any{"max_usd": 2.5}}, "POLICY_DENIED", "delegate.budget_above_ceiling"},
 		{"minutes above ceiling", map[string]any{"task": "t", "workspace_path": ws, "budget": map[string]any{"max_usd": 1, "max_minutes": 11}}, "POLICY_DENIED", "delegate.budget_above_ceiling"},
 		{"agy", map[string]any{"task": "t", "workspace_path": ws, "backend": "agy", "budget": ok}, "UNSUPPORTED", "delegate.backend_unsupported"},

@@ -214,12 +214,29 @@ func validTask(task string) error {
 
 // ceiling fills the budget's defaults and refuses one above the user's
 // ceilings (a caller can ask for less, never more).
+// firstFault is the first error that errors.Join joined (each is a
+// typed fault; the caller names one field at a time).
+func firstFault(err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok && len(j.Unwrap()) > 0 {
+		return j.Unwrap()[0]
+	}
+	return err
+}
+
 func ceiling(b job.Budget, c config.Delegate) (job.Budget, error) {
 	switch {
-	case b.MaxUSD < 0 || b.MaxUSD != b.MaxUSD || b.MaxMinutes < 0 || b.MaxRequests < 0 || b.MaxRequests > maxJobRequests:
+	case b.MaxUSD < 0 || b.MaxUSD != b.MaxUSD || b.MaxMinutes < 0 || b.MaxRequests < 0:
 		return b, fault.New(fault.InvalidInput, ReasonBudgetInvalid, "budget fields must be positive numbers (max_requests at most 10000).")
 	case b.MaxUSD == 0:
 		return b, fault.New(fault.InvalidInput, ReasonBudgetMissing, "budget.max_usd is required and must be above 0: a job runs only within a spend budget.")
+	}
+	// The same input ranges as the terminal's flags (budget.out_of_range),
+	// checked before the user's ceilings so that 1e308 or +Inf is named as
+	// bad input, not as a budget the user could raise a ceiling for.
+	if err := errors.Join(config.CheckBudgetUSD("budget.max_usd", b.MaxUSD),
+		config.CheckBudgetCount("budget.max_requests", int64(b.MaxRequests), 0, config.MaxBudgetRequests),
+		config.CheckBudgetCount("budget.max_minutes", int64(b.MaxMinutes), 0, config.MaxBudgetMinutes)); err != nil {
+		return b, firstFault(err)
 	}
 	if b.MaxMinutes == 0 {
 		b.MaxMinutes = c.MaxMinutes

@@ -1,6 +1,7 @@
 package governor
 
 import (
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -24,7 +25,11 @@ func TestCeiling(t *testing.T) {
 		{job.Budget{MaxUSD: 2, MaxMinutes: 10, MaxRequests: 5}, job.Budget{MaxUSD: 2, MaxMinutes: 10, MaxRequests: 5}, ""},
 		{job.Budget{}, job.Budget{}, ReasonBudgetMissing},
 		{job.Budget{MaxUSD: -1}, job.Budget{MaxUSD: -1}, ReasonBudgetInvalid},
-		{job.Budget{MaxUSD: 1, MaxRequests: maxJobRequests + 1}, job.Budget{}, ReasonBudgetInvalid},
+		{job.Budget{MaxUSD: 1, MaxRequests: maxJobRequests + 1}, job.Budget{}, config.ReasonBudgetRange},
+		{job.Budget{MaxUSD: 1e308}, job.Budget{}, config.ReasonBudgetRange},
+		{job.Budget{MaxUSD: math.Inf(1)}, job.Budget{}, config.ReasonBudgetRange},
+		{job.Budget{MaxUSD: math.NaN()}, job.Budget{}, ReasonBudgetInvalid},
+		{job.Budget{MaxUSD: 1, MaxMinutes: config.MaxBudgetMinutes + 1}, job.Budget{}, config.ReasonBudgetRange},
 		{job.Budget{MaxUSD: 2.01}, job.Budget{}, ReasonBudgetCeiling},
 		{job.Budget{MaxUSD: 1, MaxMinutes: 11}, job.Budget{}, ReasonBudgetCeiling},
 	} {
