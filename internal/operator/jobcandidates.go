@@ -76,6 +76,7 @@ func (c *JobCandidates) Get(ctx context.Context, id string) (Candidate, error) {
 		for _, f := range cd.Findings {
 			out.Findings = append(out.Findings, Finding{Severity: f.Severity.String(), Rule: f.Rule, File: f.Path, Line: f.Line, Message: f.Message})
 		}
+		out.Checks = checks(cd.Verification)
 	}
 	if j.State == job.Tainted {
 		out.Acknowledge = []string{admission.AckTainted}
@@ -140,4 +141,25 @@ func diffSummary(patch []byte) string {
 		}
 	}
 	return fmt.Sprintf("%d file(s), +%d −%d", files, add, del)
+}
+
+// checks are the user's checks run on the candidate in the verify profile
+// (issue 16 scope 4), with their real exit statuses; a check that did not
+// run shows its status with exit -1 and why. None when no check ran.
+func checks(v *job.Verification) []Check {
+	if v == nil {
+		return nil
+	}
+	out := make([]Check, 0, len(v.Checks))
+	for _, c := range v.Checks {
+		status := string(c.Status)
+		switch {
+		case c.Reason != "":
+			status += ": " + c.Reason
+		case c.Exit != "" && c.Exit != "exited":
+			status += " (" + c.Exit + ")"
+		}
+		out = append(out, Check{Command: strings.Join(c.Command, " "), Status: status, Exit: c.ExitCode})
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/job"
+	"github.com/coagent8/coagent8/internal/verify"
 )
 
 type revokeNothing struct{}
@@ -45,5 +46,42 @@ func TestJobCandidatesQuarantined(t *testing.T) {
 	}
 	if err := src.Admit(ctx, id, []string{"tainted"}); err != nil || co.read(t, "q.txt") != "q\n" {
 		t.Errorf("admit with ack: %v, q.txt %q", err, co.read(t, "q.txt"))
+	}
+}
+
+// TestJobCandidatesChecks: the candidate view carries the checks that ran
+// on the candidate in the verify profile, with their real exit statuses
+// (issue 17 scope 4, issue 16 scope 4); a job without checks has none.
+func TestJobCandidatesChecks(t *testing.T) {
+	ctx := context.Background()
+	co := newCheckout(t, t.TempDir())
+	plain := co.job(t, map[string]string{"p.txt": "p\n"})
+	ws, base := co.dir, co.base
+	j, err := co.jobs.Create(ctx, job.Spec{Workspace: ws, Base: base, Backend: "claude", Model: "claude-sonnet-5-5",
+		Budget: job.Budget{MaxUSD: 1, MaxRequests: 10, MaxMinutes: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &job.Verification{Checks: []verify.Check{
+		{Command: []string{"/usr/bin/make", "test"}, Status: verify.Passed, Exit: "exited", ExitCode: 0},
+		{Command: []string{"/usr/bin/go", "vet"}, Status: verify.Failed, Exit: "exited", ExitCode: 2},
+		{Command: []string{"/usr/bin/slow"}, Status: verify.Failed, Exit: "timed_out", ExitCode: -1},
+	}}
+	cand, _ := co.jobs.Get(ctx, plain)
+	if _, err := co.jobs.Attach(ctx, j.ID, job.Candidate{Patch: cand.Candidate.Patch, Digest: cand.Candidate.Digest, Message: []byte("done"), Verification: v}); err != nil {
+		t.Fatal(err)
+	}
+	src := NewJobCandidates(co.jobs, co.adm)
+	got, err := src.Get(ctx, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Check{{"/usr/bin/make test", "passed", 0}, {"/usr/bin/go vet", "failed", 2}, {"/usr/bin/slow", "failed (timed_out)", -1}}
+	if d := cmp.Diff(want, got.Checks); d != "" {
+		t.Errorf("checks (-want +got):\n%s", d)
+	}
+	none, err := src.Get(ctx, plain)
+	if err != nil || none.Checks != nil {
+		t.Errorf("a job without checks: %v, checks %+v", err, none.Checks)
 	}
 }
