@@ -10,6 +10,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/coagent8/coagent8/internal/delegation"
 	"github.com/coagent8/coagent8/internal/quarantine"
 	"github.com/coagent8/coagent8/internal/redact"
 )
@@ -28,15 +29,17 @@ const (
 	ActivityFile = "activity.txt"
 )
 
-// activity turns the agent's Claude Code stream-json output into short
-// activity lines: "tool Name: summary" for a tool use, "text: …" for the
-// agent's text. Each line is redacted with the answer profile, control-
+// activity turns the agent's output into short activity lines: for
+// Claude Code's stream-json "tool Name: summary" for a tool use, "text: …"
+// for the agent's text; for Codex's app-server transcript see
+// [parseCodex]. Each line is redacted with the answer profile, control-
 // and bidi-escaped ([quarantine.Visible], line breaks too) and cut to [ActivityLineRunes]
 // before it is kept: it is still untrusted (the agent chose it), so the
 // surfaces show it fenced or labelled. Safe for concurrent use.
 type activity struct {
-	red  *redact.Redactor
-	path string // "" = memory only
+	red   *redact.Redactor
+	path  string                              // "" = memory only
+	parse func(a *activity, line []byte) bool // one output line's activity lines; reports whether it added any
 
 	mu    sync.Mutex
 	part  []byte
@@ -44,8 +47,19 @@ type activity struct {
 	lines []string
 }
 
+// newActivity reads Claude Code's stream-json.
 func newActivity(path string) *activity {
-	return &activity{red: redact.NewAnswer(), path: path}
+	return &activity{red: redact.NewAnswer(), path: path, parse: (*activity).parseClaude}
+}
+
+// newActivityFor reads the output rt's CLI writes to Job.Stdout: Codex's
+// app-server JSON-RPC transcript, else Claude Code's stream-json.
+func newActivityFor(rt delegation.Runtime, path string) *activity {
+	a := newActivity(path)
+	if rt.IsCodex() {
+		a.parse = (*activity).parseCodex
+	}
+	return a
 }
 
 // Write takes stream-json bytes as they arrive; it never fails (the agent
@@ -62,7 +76,7 @@ func (a *activity) Write(p []byte) (int, error) {
 		}
 		a.buffer(p[:i])
 		if !a.skip {
-			changed = a.parse(a.part) || changed
+			changed = a.parse(a, a.part) || changed
 		}
 		a.part, a.skip, p = a.part[:0], false, p[i+1:]
 	}
@@ -93,9 +107,9 @@ type streamEvent struct {
 	} `json:"message"`
 }
 
-// parse adds the activity lines of one stream-json line and reports
-// whether it added any.
-func (a *activity) parse(line []byte) bool {
+// parseClaude adds the activity lines of one stream-json line and
+// reports whether it added any.
+func (a *activity) parseClaude(line []byte) bool {
 	var ev streamEvent
 	if json.Unmarshal(line, &ev) != nil || ev.Type != "assistant" {
 		return false

@@ -114,7 +114,7 @@ func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, 
 		return JobView{}, g.abort(ctx, deps, j.ID, "delegate.workdir", fault.Wrap(fault.ProcessError, "delegate.workdir", "the job directory cannot be made", err))
 	}
 	jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
-	r := &running{grant: gr.ID, cancel: cancel, done: make(chan struct{}), activity: newActivity(filepath.Join(deps.WorkDir, j.ID, ActivityFile))}
+	r := &running{grant: gr.ID, cancel: cancel, done: make(chan struct{}), activity: newActivityFor(rt, filepath.Join(deps.WorkDir, j.ID, ActivityFile))}
 	g.live.add(j.ID, r)
 	out, errs := &tail{max: 4 << 20}, &tail{max: 64 << 10}
 	dj := delegation.Job{Runtime: rt, Model: d.Model, Prompt: t.Task, Workspace: q.Workspace, CandidateDir: dir,
