@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -87,8 +88,14 @@ type codexSession struct {
 	tee           io.Writer      // the job's Stdout: the raw JSON-RPC transcript
 	done          chan struct{}  // closed when drive returns
 
-	mu       sync.Mutex
-	rep      *CodexReport
+	mu  sync.Mutex
+	rep *CodexReport
+	// thread is the verified thread's id (set with rep, before turn/start);
+	// started holds the ids thread/started announced before it was known.
+	// Only that thread's items and turn end count: any other thread runs
+	// with a profile nobody verified.
+	thread   string
+	started  []string
 	err      error
 	final    string
 	turnEnd  chan turnEnd
@@ -169,8 +176,12 @@ func (s *codexSession) run(ctx context.Context, conn *jsonrpc.Conn) error {
 		return err
 	}
 	s.mu.Lock()
-	s.rep = &rep
+	s.rep, s.thread = &rep, th.Thread.ID
+	other := slices.ContainsFunc(s.started, func(id string) bool { return id != th.Thread.ID })
 	s.mu.Unlock()
+	if other {
+		return otherThread()
+	}
 	// The turn inherits the verified thread profile: no sandboxPolicy or
 	// approvalPolicy here (notes/backends.md §1.1).
 	turn := map[string]any{"threadId": th.Thread.ID, "input": []map[string]any{{"type": "text", "text": s.prompt}}}
@@ -252,8 +263,30 @@ func uaVersion(ua string) string {
 // turn's end, and the events that break the profile (a hook ran; the
 // model was swapped for one the grant does not name).
 func (s *codexSession) Notification(method string, params json.RawMessage, _ jsonl.Cut) {
+	var ids struct {
+		ThreadID string `json:"threadId"`
+		Thread   struct {
+			ID string `json:"id"`
+		} `json:"thread"`
+	}
+	_ = json.Unmarshal(params, &ids)
+	s.mu.Lock()
+	ours := s.thread != "" && ids.ThreadID == s.thread
+	if method == "thread/started" && s.thread == "" {
+		s.started = append(s.started, ids.Thread.ID)
+	}
+	foreign := method == "thread/started" && s.thread != "" && ids.Thread.ID != s.thread ||
+		(method == "item/completed" || method == "turn/completed") && s.thread != "" && !ours
+	s.mu.Unlock()
+	if foreign {
+		s.fail(otherThread())
+		return
+	}
 	switch method {
 	case "item/completed":
+		if !ours {
+			return // before the verified thread's turn: no item of it counts
+		}
 		var p struct {
 			Item struct {
 				Type string `json:"type"`
@@ -266,6 +299,9 @@ func (s *codexSession) Notification(method string, params json.RawMessage, _ jso
 			s.mu.Unlock()
 		}
 	case "turn/completed":
+		if !ours {
+			return
+		}
 		var p struct {
 			Turn struct {
 				Status string `json:"status"`
@@ -292,6 +328,13 @@ func (s *codexSession) Notification(method string, params json.RawMessage, _ jso
 // turn) and none widens the profile.
 func (s *codexSession) Request(method string, _ json.RawMessage) (any, *jsonrpc.Error) {
 	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "not supported by coagent8's candidate profile"}
+}
+
+// otherThread refuses a thread other than the verified one: it was not
+// started by this session, so its sandbox, approvals, model and MCP
+// servers are unverified (a config layer written mid-job, a subagent).
+func otherThread() error {
+	return reportErr("a second Codex thread started: only the verified thread may run in the candidate profile")
 }
 
 // fail records the first error and ends the job.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +17,23 @@ import (
 // app-server does, with thread/start's result replaced by thread, and
 // records the methods it was sent.
 func fakeAppServer(t *testing.T, s *codexSession, thread map[string]any, mcp []map[string]any) <-chan []string {
+	return fakeAppServerTurn(t, s, thread, mcp, ourTurn("thread-1", "DONE"))
+}
+
+// ourTurn is what the app-server sends for a turn of thread id: its final
+// agent message text and its completion (both name the thread, as
+// Codex 0.169.0's ItemCompletedNotification and
+// TurnCompletedNotification require).
+func ourTurn(id, text string) []map[string]any {
+	return []map[string]any{
+		{"method": "item/completed", "params": map[string]any{"threadId": id, "turnId": "turn-1", "item": map[string]any{"type": "agentMessage", "text": text}}},
+		{"method": "turn/completed", "params": map[string]any{"threadId": id, "turn": map[string]any{"id": "turn-1", "status": "completed"}}},
+	}
+}
+
+// fakeAppServerTurn is fakeAppServer sending after (notifications) once
+// it has answered turn/start.
+func fakeAppServerTurn(t *testing.T, s *codexSession, thread map[string]any, mcp []map[string]any, after []map[string]any) <-chan []string {
 	t.Helper()
 	seen := make(chan []string, 1)
 	go func() {
@@ -45,8 +63,9 @@ func fakeAppServer(t *testing.T, s *codexSession, thread map[string]any, mcp []m
 			case "turn/start":
 				result = map[string]any{"turn": map[string]any{"id": "turn-1"}}
 				_ = w.Encode(map[string]any{"id": m.ID, "result": result})
-				_ = w.Encode(map[string]any{"method": "item/completed", "params": map[string]any{"item": map[string]any{"type": "agentMessage", "text": "DONE"}}})
-				_ = w.Encode(map[string]any{"method": "turn/completed", "params": map[string]any{"turn": map[string]any{"status": "completed"}}})
+				for _, n := range after {
+					_ = w.Encode(n)
+				}
 				continue
 			}
 			_ = w.Encode(map[string]any{"id": m.ID, "result": result})
@@ -115,6 +134,54 @@ func TestCodexSessionVerifiesReport(t *testing.T) {
 			}
 			if sentTurn {
 				t.Errorf("turn/start was sent after a report that differs (methods %v)", methods)
+			}
+			select {
+			case <-stopped:
+			default:
+				t.Errorf("the job was not stopped")
+			}
+		})
+	}
+}
+
+// TestCodexSessionRefusesSecondThread: only the verified thread counts.
+// A thread/started for another thread (one a config layer the agent
+// wrote, or a subagent, started: its profile was never verified), or that
+// thread's final message and turn end, refuses the job with
+// SANDBOX_UNAVAILABLE delegation.report and stops it; before, the other
+// thread's "completed" ended the session as a success with its message.
+func TestCodexSessionRefusesSecondThread(t *testing.T) {
+	const model = "gpt-5.1"
+	started := func(id string) map[string]any {
+		return map[string]any{"method": "thread/started", "params": map[string]any{"thread": map[string]any{"id": id}}}
+	}
+	tests := []struct {
+		name  string
+		after []map[string]any
+	}{
+		{"a second thread/started", append([]map[string]any{started("thread-2")}, ourTurn("thread-1", "DONE")...)},
+		{"another thread's turn completes", ourTurn("thread-2", "DONE-2")},
+		{"a turn end naming no thread", []map[string]any{{"method": "turn/completed", "params": map[string]any{"turn": map[string]any{"status": "completed"}}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stopped, once := make(chan struct{}), sync.Once{}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			// stop is the run's cancel in the runner: idempotent, and it
+			// ends the session.
+			s := newCodexSession(model, "task", io.Discard, func() { once.Do(func() { close(stopped) }); cancel() })
+			seen := fakeAppServerTurn(t, s, candidateThread(model), nil, tt.after)
+			s.drive(ctx)
+			s.close()
+			<-seen
+			_, final, err := s.result()
+			var fe *fault.Error
+			if !errors.As(err, &fe) || fe.Code != fault.SandboxUnavailable || fe.Reason != "delegation.report" {
+				t.Errorf("err %v (final %q), want SANDBOX_UNAVAILABLE delegation.report", err, final)
+			}
+			if final == "DONE-2" {
+				t.Errorf("the other thread's message %q was kept as the job's", final)
 			}
 			select {
 			case <-stopped:
