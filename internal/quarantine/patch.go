@@ -102,18 +102,30 @@ type builder struct {
 }
 
 func (b *builder) start(ctx context.Context) error {
-	out, err := b.s.Git(ctx, "", nil, "rev-parse", "--verify", "--end-of-options", b.in.Base+"^{tree}")
-	if err != nil {
-		return fault.Wrap(fault.InvalidInput, ReasonBase, "The candidate's base is not a commit of the workspace.", err)
-	}
-	b.baseTree = strings.TrimSpace(string(out))
-	b.newHash = sha1.New
-	if len(b.baseTree) == 64 {
-		b.newHash = sha256.New
-	}
-	if _, err := b.s.Git(ctx, "", nil, "read-tree", b.baseTree); err != nil {
+	// One read-tree both checks Base and loads its tree: the base tree id
+	// is then read back from the cache tree read-tree primes in the
+	// scratch index (baseFromIndex), sparing the rev-parse process a job
+	// paid for it; on any doubt about that index, rev-parse answers.
+	if _, err := b.s.Git(ctx, "", nil, "read-tree", "--end-of-options", b.in.Base+"^{tree}"); err != nil {
+		if _, verr := b.s.Git(ctx, "", nil, "rev-parse", "--verify", "--end-of-options", b.in.Base+"^{tree}"); verr != nil {
+			return fault.Wrap(fault.InvalidInput, ReasonBase, "The candidate's base is not a commit of the workspace.", verr)
+		}
 		return fault.Wrap(fault.ProcessError, ReasonBuild, "The candidate patch could not be built.", err)
 	}
+	if tree, newHash, ok := indexBase(filepath.Join(b.s.Dir, "index")); ok {
+		b.baseTree, b.newHash = tree, newHash
+	} else {
+		out, err := b.s.Git(ctx, "", nil, "rev-parse", "--verify", "--end-of-options", b.in.Base+"^{tree}")
+		if err != nil {
+			return fault.Wrap(fault.InvalidInput, ReasonBase, "The candidate's base is not a commit of the workspace.", err)
+		}
+		b.baseTree = strings.TrimSpace(string(out))
+		b.newHash = sha1.New
+		if len(b.baseTree) == 64 {
+			b.newHash = sha256.New
+		}
+	}
+	var err error
 	b.root, err = os.OpenRoot(b.in.Upper)
 	if err != nil {
 		return fault.Wrap(fault.ProcessError, ReasonRead, "The candidate directory cannot be read.", err)
