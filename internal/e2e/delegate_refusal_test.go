@@ -147,6 +147,13 @@ func TestDelegateBadInput(t *testing.T) {
 	if asked != 0 {
 		t.Errorf("the user was asked %d times about malformed jobs", asked)
 	}
+	// The negative budget's message names the field and value through MCP
+	// (it used to say "budget fields must be positive numbers
+	// (max_requests at most 10000)" for max_usd -1).
+	sc, _ := callDelegate(t, cs, map[string]any{"task": "t", "workspace_path": ws, "budget": map[string]any{"max_usd": -1}})
+	if e, _ := sc["error"].(map[string]any); e["message"] != "budget.max_usd must be a number of US dollars above 0 (got -1)." {
+		t.Errorf("negative max_usd message = %v, want it to name budget.max_usd and -1", e["message"])
+	}
 	noJobStarted(t, environ, upstream)
 	sc, res := callDelegate(t, cs, map[string]any{"action": "status", "job": "job_000000000000000000000000", "workspace_path": ws})
 	if code, reason := delegateErr(sc); !res.IsError || code != "INVALID_INPUT" || reason != "job.unknown" {

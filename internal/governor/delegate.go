@@ -223,10 +223,23 @@ func firstFault(err error) error {
 	return err
 }
 
+// budgetInvalid is the INVALID_INPUT [ReasonBudgetInvalid] refusal of a
+// negative or NaN budget field, naming the field (detail "field").
+func budgetInvalid(field, msg string) error {
+	return fault.New(fault.InvalidInput, ReasonBudgetInvalid, field+" "+msg+".").With("field", field)
+}
+
 func ceiling(b job.Budget, c config.Delegate) (job.Budget, error) {
+	// A negative or NaN field is named with its value: the old message
+	// ("budget fields must be positive numbers (max_requests at most
+	// 10000)") named no field and, for max_usd -1, pointed at max_requests.
 	switch {
-	case b.MaxUSD < 0 || b.MaxUSD != b.MaxUSD || b.MaxMinutes < 0 || b.MaxRequests < 0:
-		return b, fault.New(fault.InvalidInput, ReasonBudgetInvalid, "budget fields must be positive numbers (max_requests at most 10000).")
+	case b.MaxUSD < 0 || b.MaxUSD != b.MaxUSD:
+		return b, budgetInvalid("budget.max_usd", fmt.Sprintf("must be a number of US dollars above 0 (got %g)", b.MaxUSD))
+	case b.MaxRequests < 0:
+		return b, budgetInvalid("budget.max_requests", fmt.Sprintf("must be a whole number from 0 to %d (got %d)", config.MaxBudgetRequests, b.MaxRequests))
+	case b.MaxMinutes < 0:
+		return b, budgetInvalid("budget.max_minutes", fmt.Sprintf("must be a whole number from 0 to %d (got %d)", config.MaxBudgetMinutes, b.MaxMinutes))
 	case b.MaxUSD == 0:
 		return b, fault.New(fault.InvalidInput, ReasonBudgetMissing, "budget.max_usd is required and must be above 0: a job runs only within a spend budget.")
 	}

@@ -49,6 +49,35 @@ func TestCeiling(t *testing.T) {
 	}
 }
 
+// TestCeilingNamesField: a negative or NaN budget field is refused
+// naming that field and its value (max_usd -1 used to be told "budget
+// fields must be positive numbers (max_requests at most 10000)").
+func TestCeilingNamesField(t *testing.T) {
+	c := config.Delegate{MaxUSD: 2, MaxMinutes: 10}
+	for _, tc := range []struct {
+		in        job.Budget
+		wantField string
+		wantMsg   string
+	}{
+		{job.Budget{MaxUSD: -1}, "budget.max_usd", "budget.max_usd must be a number of US dollars above 0 (got -1)."},
+		{job.Budget{MaxUSD: math.NaN()}, "budget.max_usd", "budget.max_usd must be a number of US dollars above 0 (got NaN)."},
+		{job.Budget{MaxUSD: 1, MaxRequests: -3}, "budget.max_requests", "budget.max_requests must be a whole number from 0 to 10000 (got -3)."},
+		{job.Budget{MaxUSD: 1, MaxMinutes: -4}, "budget.max_minutes", "budget.max_minutes must be a whole number from 0 to 1440 (got -4)."},
+	} {
+		_, err := ceiling(tc.in, c)
+		fe := fault.From(err)
+		if fe == nil || fe.Reason != ReasonBudgetInvalid {
+			t.Fatalf("ceiling(%+v) = %v, want %s", tc.in, err, ReasonBudgetInvalid)
+		}
+		if got := fe.Message; got != tc.wantMsg {
+			t.Errorf("ceiling(%+v) message %q, want %q", tc.in, got, tc.wantMsg)
+		}
+		if got := fe.Details["field"]; got != tc.wantField {
+			t.Errorf("ceiling(%+v) field %q, want %q", tc.in, got, tc.wantField)
+		}
+	}
+}
+
 // TestDelegateBackend: Claude Code and Codex have a job path; agy is
 // UNSUPPORTED naming why, anything else INVALID_INPUT.
 func TestDelegateBackend(t *testing.T) {
