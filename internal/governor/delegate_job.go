@@ -124,9 +124,11 @@ func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, 
 		defer cancel()
 		res, err := g.runContained(jctx, deps, j, r, dj)
 		// The agent's diagnostics, bounded, for the user (untrusted bytes;
-		// never rendered to the caller).
-		_ = os.WriteFile(filepath.Join(deps.WorkDir, j.ID, "agent.stderr"), errs.bytes(), 0o600)
-		_ = os.WriteFile(filepath.Join(deps.WorkDir, j.ID, "agent.stdout"), out.bytes(), 0o600)
+		// never rendered to the caller), diagnostic-redacted as every
+		// stored log is: a command's output in the transcript may
+		// carry a credential the agent read.
+		_ = os.WriteFile(filepath.Join(deps.WorkDir, j.ID, "agent.stderr"), g.diag.Bytes(errs.bytes()), 0o600)
+		_ = os.WriteFile(filepath.Join(deps.WorkDir, j.ID, "agent.stdout"), g.diag.Bytes(out.bytes()), 0o600)
 		g.finishJob(context.WithoutCancel(ctx), deps, j, r, res, err, finalMessage(rt, res, out))
 		_ = deps.Gate.Revoke(context.WithoutCancel(ctx), gr.ID) // the grant ends with its job
 	}()
