@@ -3,7 +3,6 @@ package gate
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -138,9 +137,9 @@ func (r kindResolver) resolve(ref secret.Ref) (secret.Value, error) {
 		}
 		return r.next.Resolve(ref)
 	}
-	b, err := os.ReadFile(path)
+	b, err := secret.ReadFile(ref, path)
 	if err != nil {
-		return secret.Value{}, &secret.BindingError{Ref: ref, Err: errors.New("file unreadable")}
+		return secret.Value{}, err
 	}
 	var doc any
 	if json.Unmarshal(b, &doc) != nil {

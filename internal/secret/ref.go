@@ -3,7 +3,6 @@ package secret
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -80,16 +79,16 @@ func (e *BindingError) Error() string { return fmt.Sprintf("resolve secret %s: %
 func (e *BindingError) Unwrap() error { return e.Err }
 
 // Resolve returns the secret r names. An unset or empty variable, or an
-// unreadable or empty file, is a *[BindingError].
+// empty file or one [ReadFile] refuses, is a *[BindingError].
 func (res Resolver) Resolve(r Ref) (Value, error) {
 	var s string
 	switch r.kind {
 	case "env":
 		s = res.Env.Get(r.name)
 	case "file":
-		b, err := os.ReadFile(r.name)
+		b, err := ReadFile(r, r.name)
 		if err != nil {
-			return Value{}, &BindingError{Ref: r, Err: errors.New("file unreadable")}
+			return Value{}, err
 		}
 		s = strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
 	default:

@@ -1,0 +1,45 @@
+package secret
+
+import (
+	"errors"
+	"io"
+	"os"
+	"strconv"
+)
+
+// MaxFileBytes bounds a file a reference names: a credential, or a small
+// JSON credentials file (Claude Code's holds one login).
+const MaxFileBytes = 64 << 10
+
+// ReadFile reads the file a file: reference names for r (which the
+// error names, never a byte of the file). It refuses, as a
+// *[BindingError] saying what to fix, a path that is missing or
+// unreadable, that is not a regular file once symlinks are followed (a
+// FIFO, whose open would block every resolution; a device such as
+// /dev/zero, read without end) or that is larger than [MaxFileBytes].
+func ReadFile(r Ref, path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, &BindingError{Ref: r, Err: errors.New("file unreadable (missing or not permitted)")}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &BindingError{Ref: r, Err: errors.New("not a regular file (" + fi.Mode().Type().String() + "): name the credential file itself")}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &BindingError{Ref: r, Err: errors.New("file unreadable")}
+	}
+	defer f.Close()
+	// The open file again: the path may have been replaced meanwhile.
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, &BindingError{Ref: r, Err: errors.New("not a regular file: name the credential file itself")}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	switch {
+	case err != nil:
+		return nil, &BindingError{Ref: r, Err: errors.New("file unreadable")}
+	case len(b) > MaxFileBytes:
+		return nil, &BindingError{Ref: r, Err: errors.New("file larger than " + strconv.Itoa(MaxFileBytes>>10) + " KiB: a credential file holds one credential")}
+	}
+	return b, nil
+}
