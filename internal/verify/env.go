@@ -47,7 +47,8 @@ func childEnv(cmds [][]string, modCache string) []string {
 
 // GoModCache returns the user's Go module cache directory from env
 // (GOMODCACHE, else GOPATH's first entry + /pkg/mod, else ~/go/pkg/mod),
-// canonical, when it exists and can be bound into the sandbox; else "".
+// canonical, when it exists, is a module cache (it has cache/download),
+// is neither HOME nor above it, and can be bound into the sandbox; else "".
 // It reads no process state: env is config's snapshot.
 func GoModCache(env config.Env) string {
 	dir := env.Get("GOMODCACHE")
@@ -66,6 +67,19 @@ func GoModCache(env config.Env) string {
 		return ""
 	}
 	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return ""
+	}
+	// The directory is bound read-only into checks that run the agent's
+	// code: only a Go module cache (Go keeps cache/download in every one
+	// it has used), never HOME or a directory above it (GOMODCACHE=$HOME
+	// would show ~/.ssh, ~/.claude and the gate's key to the check, whose
+	// output reaches the caller).
+	if h := env.Home(); h != "" {
+		if hr, err := filepath.EvalSymlinks(h); err == nil && (hr == real || strings.HasPrefix(hr, real+"/") || real == "/") {
+			return ""
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(real, "cache", "download")); err != nil || !fi.IsDir() {
 		return ""
 	}
 	return real
