@@ -1,12 +1,13 @@
 package cli
 
 import (
-	"errors"
+	"fmt"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/coagent8/coagent8/internal/admission"
+	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/job"
 )
 
@@ -80,8 +81,11 @@ func (a *app) jobWorkspace(flag string) (string, error) {
 	if ws == "" {
 		ws = a.cwd()
 	}
+	// The same typed refusal as `jobs --workspace` (it was an untyped
+	// usage error here, naming neither the value nor a reason).
 	if ws == "" || !filepath.IsAbs(ws) {
-		return "", usageError{errors.New("--workspace must be an absolute path")}
+		return "", fault.New(fault.InvalidInput, "workspace.relative",
+			fmt.Sprintf("--workspace must be an absolute path: '%s'", ws)).With("flag", "workspace")
 	}
 	return filepath.Clean(ws), nil
 }

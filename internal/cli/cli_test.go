@@ -117,6 +117,36 @@ func TestVersionCommand(t *testing.T) {
 	}
 }
 
+// TestJobCommandsRelativeWorkspace: admit, reject and delegate refuse a
+// relative --workspace with the same typed error as jobs (INVALID_INPUT
+// workspace.relative naming the value); they printed an untyped "--workspace
+// must be an absolute path" usage line without the value or a reason.
+func TestJobCommandsRelativeWorkspace(t *testing.T) {
+	env := config.FromList([]string{"HOME=" + t.TempDir(), "COAGENT8_DIR=" + t.TempDir()})
+	for _, args := range [][]string{
+		{"admit", "job_x", "--workspace", "rel/ws"},
+		{"reject", "job_x", "--workspace", "rel/ws"},
+		{"delegate", "--max-usd", "1", "--workspace", "rel/ws", "task"},
+	} {
+		code, out, errs := runCLI(t, env, "", args...)
+		got := []any{code, out, strings.Contains(errs, "[INVALID_INPUT] --workspace must be an absolute path: 'rel/ws' (reason: workspace.relative)")}
+		if want := []any{ExitUsage, "", true}; !cmp.Equal(got, want) {
+			t.Errorf("%v = %v (stderr %q), want %v", args, got, errs, want)
+		}
+	}
+}
+
+// TestDelegateHelpBase: `delegate --help` names every base the delegate
+// job accepts; it said "HEAD (default) or its commit id" without
+// uncommitted, which the README and the MCP tool offer.
+func TestDelegateHelpBase(t *testing.T) {
+	env := config.FromList([]string{"HOME=" + t.TempDir(), "COAGENT8_DIR=" + t.TempDir()})
+	code, out, errs := runCLI(t, env, "", "delegate", "--help")
+	if code != ExitOK || !strings.Contains(out, "--base string") || !strings.Contains(out, "or uncommitted (the working tree as it is") {
+		t.Errorf("delegate --help: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
 // TestJobsRelativeWorkspace (issue 18 item 6): `jobs --workspace` takes an
 // absolute path, as its help says; a relative one is INVALID_INPUT.
 func TestJobsRelativeWorkspace(t *testing.T) {
