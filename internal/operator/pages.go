@@ -38,11 +38,26 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request, name string, statu
 // fail renders err as a typed error on page name.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, name string, err error) {
 	fe := fault.From(err)
-	if fe.Cause() != nil {
+	status := statusOf(fe.Code)
+	// An id in the URL that names no job is the visitor's "not found",
+	// not a page failure: 404, and no warning in the log (it was a 400
+	// logged as "operator: page failed").
+	unknown := fe.Reason == reasonJobUnknown || fe.Reason == reasonCandidateUnknown
+	if unknown {
+		status = http.StatusNotFound
+	}
+	if fe.Cause() != nil && !unknown {
 		s.opts.Logger.Warn("operator: page failed", "page", name, "reason", fe.Reason, "error", fe.Cause().Error())
 	}
-	s.show(w, r, name, statusOf(fe.Code), page{Error: &ErrorView{Code: string(fe.Code), Reason: fe.Reason, Message: fe.Message}})
+	s.show(w, r, name, status, page{Error: &ErrorView{Code: string(fe.Code), Reason: fe.Reason, Message: fe.Message}})
 }
+
+// The reasons of an id that names no job ([job.ReasonUnknown], kept as a
+// string so the dashboard does not import the job store) or no candidate.
+const (
+	reasonJobUnknown       = "job.unknown"
+	reasonCandidateUnknown = "candidate.unknown"
+)
 
 // statusOf maps a code to the HTTP status its refusal is shown with
 // (requirements §0.4: plain statuses, the reason in the body).

@@ -1,9 +1,15 @@
 package operator
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/coagent8/coagent8/internal/fault"
 )
 
 // samplePath turns a route pattern into a concrete request.
@@ -105,5 +111,28 @@ func TestOperatorNoCandidateSource(t *testing.T) {
 	}
 	if got := ts.do(t, req{path: "/candidates/x", auth: true}); got.status != http.StatusNotImplemented {
 		t.Errorf("candidate page: status %d", got.status)
+	}
+}
+
+// unknownJobs answers every Get as the real candidate source does for an
+// id naming no job: INVALID_INPUT job.unknown wrapping the store's cause.
+type unknownJobs struct{ *fakeCandidates }
+
+func (unknownJobs) Get(_ context.Context, id string) (Candidate, error) {
+	return Candidate{}, fault.Wrap(fault.InvalidInput, "job.unknown", "Unknown job handle.", errors.New("no such job")).With("job", id)
+}
+
+// TestOperatorUnknownCandidate404: a candidate page for an id naming no
+// job is 404 with the typed error shown, and logs no "page failed"
+// warning (it was a 400 and a WARN line on every mistyped URL).
+func TestOperatorUnknownCandidate404(t *testing.T) {
+	var logged bytes.Buffer
+	ts := start(t, Options{Candidates: unknownJobs{&fakeCandidates{}}, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	got := ts.do(t, req{path: "/candidates/job_nope", auth: true})
+	if got.status != http.StatusNotFound || !strings.Contains(got.body, "job.unknown") {
+		t.Errorf("unknown candidate: status %d body %.300q, want 404 naming job.unknown", got.status, got.body)
+	}
+	if strings.Contains(logged.String(), "page failed") {
+		t.Errorf("unknown candidate logged a page failure: %s", logged.String())
 	}
 }
