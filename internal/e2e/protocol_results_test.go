@@ -109,7 +109,7 @@ func resultCases(ws string) []resultCase {
 		// TestDelegateEndToEnd (it needs a real job).
 		{"delegate", map[string]any{"task": "t", "workspace_path": ws, "budget": map[string]any{"max_usd": 1}}, "INVALID_INPUT", false},
 		{"delegate", map[string]any{"task": "", "workspace_path": ws, "budget": map[string]any{"max_usd": 1}}, "INVALID_INPUT", false},
-		{"delegate", map[string]any{"task": "t", "workspace_path": ws, "backend": "codex", "budget": map[string]any{"max_usd": 1}}, "UNSUPPORTED", false},
+		{"delegate", map[string]any{"task": "t", "workspace_path": ws, "backend": "agy", "budget": map[string]any{"max_usd": 1}}, "UNSUPPORTED", false},
 		{"delegate", map[string]any{"action": "status", "job": "job_nope", "workspace_path": ws}, "*", false},
 		{"delegate", map[string]any{"task": "t"}, "INVALID_INPUT", true},
 		{"delegate", map[string]any{"task": "t", "workspace_path": ws, "approve": true}, "INVALID_INPUT", true},
