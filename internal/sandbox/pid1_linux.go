@@ -135,28 +135,20 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 			gate.close()
 		}
 	}
+	// The mount trees PID 1 attaches, in the plan's fd order: the
+	// candidate's overlay, the read projection, the git view.
+	var trees []func() (*os.File, error)
 	if j.candidate != nil {
-		tree, err := prepareCandidate(j.candidate, root)
-		if err != nil {
-			closeTasks()
-			abandon()
-			return nil, err
-		}
-		if tree != nil {
-			tasks = append(tasks, tree)
-		}
+		trees = append(trees, func() (*os.File, error) { return prepareCandidate(j.candidate, root) })
 	}
 	if j.readWS != "" && os.Geteuid() == 0 {
-		tree, err := idmappedTree(j.readWS)
-		if err != nil {
-			closeTasks()
-			abandon()
-			return nil, err
-		}
-		tasks = append(tasks, tree)
+		trees = append(trees, func() (*os.File, error) { return idmappedTree(j.readWS) })
 	}
 	if j.git != nil {
-		tree, err := prepareGit(j.git, root)
+		trees = append(trees, func() (*os.File, error) { return prepareGit(j.git, root) })
+	}
+	for _, open := range trees {
+		tree, err := open()
 		if err != nil {
 			closeTasks()
 			abandon()
