@@ -212,23 +212,14 @@ func validTask(task string) error {
 	return nil
 }
 
-// ceiling fills the budget's defaults and refuses one above the user's
-// ceilings (a caller can ask for less, never more).
-// firstFault is the first error that errors.Join joined (each is a
-// typed fault; the caller names one field at a time).
-func firstFault(err error) error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok && len(j.Unwrap()) > 0 {
-		return j.Unwrap()[0]
-	}
-	return err
-}
-
 // budgetInvalid is the INVALID_INPUT [ReasonBudgetInvalid] refusal of a
 // negative or NaN budget field, naming the field (detail "field").
 func budgetInvalid(field, msg string) error {
 	return fault.New(fault.InvalidInput, ReasonBudgetInvalid, field+" "+msg+".").With("field", field)
 }
 
+// ceiling fills the budget's defaults and refuses one above the user's
+// ceilings (a caller can ask for less, never more).
 func ceiling(b job.Budget, c config.Delegate) (job.Budget, error) {
 	// A negative or NaN field is named with its value: the old message
 	// ("budget fields must be positive numbers (max_requests at most
@@ -246,10 +237,12 @@ func ceiling(b job.Budget, c config.Delegate) (job.Budget, error) {
 	// The same input ranges as the terminal's flags (budget.out_of_range),
 	// checked before the user's ceilings so that 1e308 or +Inf is named as
 	// bad input, not as a budget the user could raise a ceiling for.
-	if err := errors.Join(config.CheckBudgetUSD("budget.max_usd", b.MaxUSD),
+	for _, err := range []error{config.CheckBudgetUSD("budget.max_usd", b.MaxUSD),
 		config.CheckBudgetCount("budget.max_requests", int64(b.MaxRequests), 0, config.MaxBudgetRequests),
-		config.CheckBudgetCount("budget.max_minutes", int64(b.MaxMinutes), 0, config.MaxBudgetMinutes)); err != nil {
-		return b, firstFault(err)
+		config.CheckBudgetCount("budget.max_minutes", int64(b.MaxMinutes), 0, config.MaxBudgetMinutes)} {
+		if err != nil {
+			return b, err
+		}
 	}
 	if b.MaxMinutes == 0 {
 		b.MaxMinutes = c.MaxMinutes
