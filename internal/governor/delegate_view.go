@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/gate"
@@ -72,7 +73,10 @@ type JobUsage struct {
 }
 
 // JobStatus returns job id of workspace ws. A job of another workspace is
-// INVALID_INPUT job.unknown, like an unknown one.
+// INVALID_INPUT job.unknown, like an unknown one. A job this process runs
+// is reported ended only once its result is stored (waiting at most
+// statusSettle): its row can end first, when a quarantine taints it
+// during the run.
 func (g *Governor) JobStatus(ctx context.Context, ws, id string) (JobView, error) {
 	deps, err := g.deps(ctx)
 	if err != nil {
@@ -85,6 +89,16 @@ func (g *Governor) JobStatus(ctx context.Context, ws, id string) (JobView, error
 	if err != nil {
 		return JobView{}, err
 	}
+	if r := g.live.get(id); r != nil && j.State != job.Running {
+		// The row can end before this process has stored the job's
+		// result: a quarantine during the run taints it at once, and the
+		// candidate is attached after the tree ended. The ending is
+		// reported once it is whole, so a caller that polls until the
+		// state is not running reads the candidate with it.
+		if j, err = g.settledJob(ctx, deps, r, j); err != nil {
+			return JobView{}, err
+		}
+	}
 	v := view(j, readReceipt(filepath.Join(deps.WorkDir, j.ID, "receipt.json")))
 	if r := g.live.get(id); r != nil && j.State == job.Running {
 		// Live progress: the grant's counters as the gate meters them.
@@ -94,6 +108,27 @@ func (g *Governor) JobStatus(ctx context.Context, ws, id string) (JobView, error
 		v.Activity = activityBlock(j.ID, r.activity.recent())
 	}
 	return v, nil
+}
+
+// statusSettle bounds how long a status waits for this process to finish
+// a job whose row already ended (storing a quarantined job's candidate
+// takes a few git processes; ending its tree is bounded by endWait).
+const statusSettle = 10 * time.Second
+
+// settledJob waits (bounded by statusSettle and ctx) until r's runner has
+// finished and returns job j as stored then; on the bound it returns j
+// as it is.
+func (g *Governor) settledJob(ctx context.Context, deps DelegateDeps, r *running, j job.Job) (job.Job, error) {
+	t := time.NewTimer(statusSettle)
+	defer t.Stop()
+	select {
+	case <-r.done:
+	case <-t.C:
+		return j, nil
+	case <-ctx.Done():
+		return j, nil
+	}
+	return deps.Jobs.Get(ctx, j.ID)
 }
 
 // activityBlock fences a job's activity lines ("" for none).

@@ -1,0 +1,55 @@
+package governor
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/coagent8/coagent8/internal/job"
+	"github.com/coagent8/coagent8/internal/store"
+)
+
+// TestStatusWaitsForTheRunner: a job whose row ended while this process
+// still stores its result (a quarantine during the run taints it before
+// its candidate is attached) is reported once the runner finished, so a
+// caller polling until the state is not running reads the candidate with
+// it (the CI flake of TestDelegateContainmentQuarantines).
+func TestStatusWaitsForTheRunner(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "state.db"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	jobs, err := job.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	j, err := jobs.Create(ctx, job.Spec{Workspace: ws, Base: "HEAD", Backend: "claude", Model: "m", Budget: job.Budget{MaxUSD: 1, MaxMinutes: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Tainted, "quarantine.compromise"); err != nil {
+		t.Fatal(err)
+	}
+	g := &Governor{delegateDeps: DelegateDeps{Jobs: jobs, WorkDir: t.TempDir()}, depsOK: true}
+	r := &running{done: make(chan struct{})}
+	g.live.add(j.ID, r)
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		_, _ = jobs.Attach(ctx, j.ID, job.Candidate{Patch: []byte("diff"), Digest: "sha256:d", Taint: "gate.revoked"})
+		close(r.done)
+	}()
+	v, err := g.JobStatus(ctx, ws, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{v.State, v.Digest}
+	if d := cmp.Diff([]string{"tainted", "sha256:d"}, got); d != "" {
+		t.Errorf("status (-want +got):\n%s", d)
+	}
+}
