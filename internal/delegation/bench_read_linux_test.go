@@ -83,12 +83,14 @@ func BenchmarkReadConsult(b *testing.B) {
 		hostD = append(hostD, turnIn(false))
 		kernelD = append(kernelD, turnIn(true))
 	}
-	med := func(ds []time.Duration) float64 {
-		s := slices.Clone(ds)
-		slices.Sort(s)
-		return float64(s[len(s)/2].Microseconds()) / 1000
-	}
-	b.ReportMetric(med(hostD), "host-ms")
-	b.ReportMetric(med(kernelD), "kernel-ms")
-	b.ReportMetric(med(kernelD)/med(hostD), "kernel/host")
+	b.ReportMetric(medianMS(hostD), "host-ms")
+	b.ReportMetric(medianMS(kernelD), "kernel-ms")
+	b.ReportMetric(medianMS(kernelD)/medianMS(hostD), "kernel/host")
+}
+
+// medianMS is the median of ds in milliseconds.
+func medianMS(ds []time.Duration) float64 {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[len(s)/2].Microseconds()) / 1000
 }

@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 
 	"github.com/coagent8/coagent8/internal/sandbox"
@@ -60,11 +61,24 @@ func claudeSpec(j Job, port int) sandbox.AgentSpec {
 		Phantom: []string{PhantomVar(j.Gate) + "=" + j.Phantom.Reveal()}}
 	spec.Path, spec.Args = j.Runtime.Executable, claudeArgs(j.Model, j.Prompt)
 	spec.Env, spec.ReadOnly = claudeEnv(port), binds
-	spec.Limits = j.Limits
-	if spec.Limits.Memory == 0 {
-		spec.Limits.Memory = 2 << 30 // a Bun runtime and its children
-	}
+	spec.Limits = jobLimits(j.Limits)
 	return spec
+}
+
+// jobLimits are a candidate job's limits: l, with 2 GiB of memory (a
+// Bun runtime or Codex and their children) and a CPU quota of the host's
+// cores where l leaves them unset. The quota is the host's, as the CLI
+// gets unsandboxed: the profile confines the agent, it does not ration it
+// (the sandbox's 1-core default made a short Claude Code job ~50 %
+// slower than the same CLI on the host, docs/PERFORMANCE.md).
+func jobLimits(l sandbox.Limits) sandbox.Limits {
+	if l.Memory == 0 {
+		l.Memory = 2 << 30
+	}
+	if l.CPU == 0 {
+		l.CPU = int64(runtime.NumCPU()) * 1000
+	}
+	return l
 }
 
 func existing(paths []string) []string {

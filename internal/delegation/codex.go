@@ -70,10 +70,7 @@ func codexSpec(j Job, port int) sandbox.AgentSpec {
 	spec.Path, spec.Args = j.Runtime.Executable, codexArgs(port)
 	spec.Env = []string{"HOME=" + insideHome, "SHELL=/bin/bash"} // CODEX_HOME defaults to HOME/.codex, created by Codex; a set CODEX_HOME must exist
 	spec.ReadOnly = append([]string{j.Runtime.Executable}, existing(caCerts)...)
-	spec.Limits = j.Limits
-	if spec.Limits.Memory == 0 {
-		spec.Limits.Memory = 2 << 30
-	}
+	spec.Limits = jobLimits(j.Limits)
 	return spec
 }
 
