@@ -128,6 +128,12 @@ type Receipt struct {
 	// ArtifactsRejected lists entries that were not collected (symlinks,
 	// special files, oversize), escaped for display.
 	ArtifactsRejected []string `json:"artifacts_rejected,omitempty"`
+	// PinsChanged lists the pinned files ([Pin]) found changed after
+	// their check, while or after the command ran: the run's result is
+	// refused (SANDBOX_UNAVAILABLE sandbox.pin_changed, returned with
+	// this receipt). A run ended at the after-exec comparison is
+	// classified cancelled.
+	PinsChanged []string `json:"pins_changed,omitempty"`
 }
 
 // ProfileTask is the only profile this package runs.
