@@ -57,7 +57,7 @@ var caCerts = []string{"/etc/ssl/certs"}
 // claudeSpec is the sandbox spec of one Claude Code candidate job.
 func claudeSpec(j Job, port int) sandbox.AgentSpec {
 	binds := append([]string{j.Runtime.Executable}, existing(caCerts)...)
-	spec := sandbox.AgentSpec{GatePort: port, Candidate: &sandbox.Candidate{Workspace: j.Workspace, Dir: j.CandidateDir},
+	spec := sandbox.AgentSpec{GatePort: port, Candidate: &sandbox.Candidate{Workspace: j.Workspace, Dir: j.CandidateDir, Seeded: j.Seeded},
 		Phantom: []string{PhantomVar(j.Gate) + "=" + j.Phantom.Reveal()}}
 	spec.Path, spec.Args = j.Runtime.Executable, claudeArgs(j.Model, j.Prompt)
 	spec.Env, spec.ReadOnly = claudeEnv(port), binds

@@ -65,7 +65,7 @@ func codexThreadConfig() map[string]any {
 // so CODEX_HOME, ~/.codex) under scratch, never under /tmp (Codex
 // refuses helper binaries there).
 func codexSpec(j Job, port int) sandbox.AgentSpec {
-	spec := sandbox.AgentSpec{GatePort: port, Candidate: &sandbox.Candidate{Workspace: j.Workspace, Dir: j.CandidateDir},
+	spec := sandbox.AgentSpec{GatePort: port, Candidate: &sandbox.Candidate{Workspace: j.Workspace, Dir: j.CandidateDir, Seeded: j.Seeded},
 		Phantom: []string{"OPENAI_API_KEY=" + j.Phantom.Reveal()}}
 	spec.Path, spec.Args = j.Runtime.Executable, codexArgs(port)
 	spec.Env = []string{"HOME=" + insideHome, "SHELL=/bin/bash"} // CODEX_HOME defaults to HOME/.codex, created by Codex; a set CODEX_HOME must exist

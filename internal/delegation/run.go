@@ -32,6 +32,10 @@ type Job struct {
 	// CandidateDir is an empty directory that receives the candidate's
 	// upper layer (see [sandbox.Candidate]); the caller removes it.
 	CandidateDir string
+	// Seeded says CandidateDir already holds upper/, the layer's
+	// starting content ([sandbox.Candidate.Seeded]: a base commit other
+	// than the checkout's HEAD, quarantine.SeedBase).
+	Seeded bool
 	// Phantom is the grant's phantom credential: the only credential the
 	// CLI gets.
 	Phantom secret.Value

@@ -104,6 +104,10 @@ func TestDelegateBadInput(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, "other.txt"), []byte("second\n"), 0o644)
 	gitIn(t, ws, "commit", "-q", "-am", "second")
 	os.WriteFile(filepath.Join(dirty, "main.txt"), []byte("edited\n"), 0o644)
+	// A linked worktree of ws: its git directory is projected from the
+	// main repository, so its candidate starts from HEAD only.
+	wt := filepath.Join(t.TempDir(), "wt")
+	gitIn(t, ws, "worktree", "add", "-q", "--detach", wt)
 	ok := map[string]any{"max_usd": 1}
 	for _, tc := range []struct {
 		name         string
@@ -128,7 +132,7 @@ func TestDelegateBadInput(t *testing.T) {
 		{"base unknown ref", map[string]any{"task": "t", "workspace_path": ws, "base": "no/such/branch", "budget": ok}, "INVALID_INPUT", "delegate.base_unknown"},
 		{"base a blob", map[string]any{"task": "t", "workspace_path": ws, "base": "HEAD:main.txt", "budget": ok}, "INVALID_INPUT", "delegate.base_not_commit"},
 		{"base a tree", map[string]any{"task": "t", "workspace_path": ws, "base": "HEAD^{tree}", "budget": ok}, "INVALID_INPUT", "delegate.base_not_commit"},
-		{"base not HEAD", map[string]any{"task": "t", "workspace_path": ws, "base": "HEAD~1", "budget": ok}, "INVALID_INPUT", "delegate.base_not_head"},
+		{"base not HEAD in a linked worktree", map[string]any{"task": "t", "workspace_path": wt, "base": "HEAD~1", "budget": ok}, "INVALID_INPUT", "delegate.base_not_head"},
 		{"base an option", map[string]any{"task": "t", "workspace_path": ws, "base": "--output=/tmp/x", "budget": ok}, "INVALID_INPUT", "delegate.base"},
 		{"base garbage", map[string]any{"task": "t", "workspace_path": ws, "base": "a b\x00", "budget": ok}, "INVALID_INPUT", "delegate.base"},
 		{"base oversized", map[string]any{"task": "t", "workspace_path": ws, "base": strings.Repeat("a", 300), "budget": ok}, "INVALID_INPUT", "delegate.base"},

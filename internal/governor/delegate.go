@@ -74,8 +74,15 @@ type DelegateTask struct {
 	// workspace's HEAD, whose tracked files must be unchanged), any
 	// revision naming HEAD's commit (its id, a branch at HEAD), or
 	// [BaseUncommitted], the working tree as it is (tracked changes and
-	// untracked, not ignored, files). Another commit is refused
-	// INVALID_INPUT delegate.base_not_head (see [Governor.delegateBase]).
+	// untracked, not ignored, files), or another commit (its id, a
+	// branch, a tag, HEAD~2): the candidate then starts from that commit's
+	// content and the patch is relative to it; admission three-way merges
+	// it into the checkout. A commit base needs the tracked files
+	// unchanged (INVALID_INPUT delegate.workspace_dirty); a commit other
+	// than HEAD needs the workspace's .git to be a directory
+	// (delegate.base_not_head for a linked worktree or submodule
+	// checkout) and no submodule difference from HEAD
+	// (delegate.base_submodule; see [Governor.delegateBase]).
 	Base string
 	// Budget is what the caller asks for; MaxUSD is required, zero
 	// MaxMinutes takes the user's ceiling, zero MaxRequests
@@ -334,10 +341,10 @@ func gatePrice(p *big.Rat) *gate.Price {
 // delegateWorkspace canonicalises the workspace (it must be the top
 // level of a Git work tree: the candidate is a Git patch against a base)
 // and resolves the base ([Governor.delegateBase]).
-func (g *Governor) delegateWorkspace(ctx context.Context, path, base string) (string, string, error) {
+func (g *Governor) delegateWorkspace(ctx context.Context, path, base string) (string, baseRef, error) {
 	ws, err := turn.Workspace(path)
 	if err != nil {
-		return "", "", err
+		return "", baseRef{}, err
 	}
 	b, err := g.delegateBase(ctx, ws, base)
 	return ws, b, err

@@ -29,43 +29,61 @@ const (
 // maxBaseBytes bounds the base argument (a revision, not a program).
 const maxBaseBytes = 256
 
+// baseRef is a resolved delegate base: rev is [BaseUncommitted] or a
+// commit id; head is set when rev is a commit other than the checkout's
+// HEAD (that HEAD's id): the candidate's upper layer is then seeded with
+// rev's difference from it (quarantine.SeedBase).
+type baseRef struct {
+	rev, head string
+}
+
 // delegateBase resolves the caller's base in workspace ws: "uncommitted",
-// or the commit id of HEAD. A commit other than HEAD is refused rather
-// than materialised: the candidate is an overlay whose lower layer is the
-// checkout itself (nothing copied: the 50 ms candidate target of issue
-// 15), so it can only show HEAD's content, and only when no tracked file
-// differs from HEAD.
-func (g *Governor) delegateBase(ctx context.Context, ws, base string) (string, error) {
+// HEAD's commit, or another commit. The candidate is an overlay whose
+// lower layer is the checkout itself (nothing copied: the 50 ms candidate
+// target of issue 15), so a commit base needs a checkout whose tracked
+// files are HEAD's; a commit other than HEAD is put in the upper layer as
+// its difference from HEAD, which needs the workspace's .git to be a
+// directory (a linked worktree's or submodule's git directory is
+// projected from elsewhere): INVALID_INPUT delegate.base_not_head
+// otherwise.
+func (g *Governor) delegateBase(ctx context.Context, ws, base string) (baseRef, error) {
 	repo, err := gitrepo.Open(ctx, g.env, ws)
 	if err != nil {
-		return "", err
+		return baseRef{}, err
 	}
 	if base == BaseUncommitted {
-		return BaseUncommitted, nil
+		return baseRef{rev: BaseUncommitted}, nil
 	}
 	if !revText(base) {
-		return "", fault.New(fault.InvalidInput, ReasonBase, `base must be "HEAD" (the default), a revision naming HEAD's commit, or "uncommitted"`)
+		return baseRef{}, fault.New(fault.InvalidInput, ReasonBase, `base must be "HEAD" (the default), a commit, or "uncommitted"`)
 	}
 	h, err := repoHead(ctx, repo)
 	if err != nil {
-		return "", err
+		return baseRef{}, err
 	}
+	ref := baseRef{rev: h.commit}
 	if base != "" && base != "HEAD" {
-		id, err := resolveCommit(ctx, repo, base)
-		if err != nil {
-			return "", err
-		}
-		if id != h.commit {
-			return "", fault.New(fault.InvalidInput, ReasonBaseNotHead, "base "+base+" is commit "+id[:12]+", not the checkout's HEAD "+h.commit[:12]+
-				": the candidate is a copy-on-write view of the checkout (nothing is copied), so it starts from HEAD's content only; "+
-				"check that commit out (e.g. with git worktree add) and delegate there, or delegate from HEAD").With("head", h.commit).With("base", id)
+		if ref.rev, err = resolveCommit(ctx, repo, base); err != nil {
+			return baseRef{}, err
 		}
 	}
 	if h.dirty {
-		return "", fault.New(fault.InvalidInput, ReasonDirty, "the workspace has uncommitted changes to tracked files and the candidate sees the checkout as it is: "+
-			`delegate with base "uncommitted" (the patch is then relative to your working tree), or commit or stash them to delegate from HEAD`)
+		return baseRef{}, fault.New(fault.InvalidInput, ReasonDirty, "the workspace has uncommitted changes to tracked files and the candidate sees the checkout as it is: "+
+			`delegate with base "uncommitted" (the patch is then relative to your working tree), or commit or stash them to delegate from a commit`)
 	}
-	return h.commit, nil
+	if ref.rev == h.commit {
+		return ref, nil
+	}
+	if st, err := os.Lstat(filepath.Join(repo.Top, ".git")); err != nil || !st.IsDir() {
+		return baseRef{}, fault.New(fault.InvalidInput, ReasonBaseNotHead, "base "+base+" is commit "+ref.rev[:12]+", not the checkout's HEAD "+h.commit[:12]+
+			", and this workspace is a linked worktree or submodule checkout, whose candidate starts from HEAD only: "+
+			"delegate from HEAD, or check that commit out and delegate there").With("head", h.commit).With("base", ref.rev)
+	}
+	if err := quarantine.CheckSeed(ctx, repo, h.commit, ref.rev); err != nil {
+		return baseRef{}, err
+	}
+	ref.head = h.commit
+	return ref, nil
 }
 
 // revText reports whether s may be given to git as a revision: empty
@@ -116,9 +134,9 @@ func repoHead(ctx context.Context, r *gitrepo.Repo) (baseHead, error) {
 // for base uncommitted "uncommitted:<tree>" of the working tree's state,
 // whose objects are written to a new directory below deps.WorkDir (dir;
 // the caller moves it to the job's directory as "base").
-func (g *Governor) jobBase(ctx context.Context, deps DelegateDeps, ws, base string) (stored, dir string, err error) {
-	if base != BaseUncommitted {
-		return base, "", nil
+func (g *Governor) jobBase(ctx context.Context, deps DelegateDeps, ws string, base baseRef) (stored, dir string, err error) {
+	if base.rev != BaseUncommitted {
+		return base.rev, "", nil
 	}
 	repo, err := gitrepo.Open(ctx, g.env, ws)
 	if err != nil {
@@ -132,6 +150,20 @@ func (g *Governor) jobBase(ctx context.Context, deps DelegateDeps, ws, base stri
 		return "", "", err
 	}
 	return quarantine.UncommittedBase + tree, dir, nil
+}
+
+// seedCandidate writes base's difference from the checkout's HEAD into
+// the candidate directory dir as its upper layer (nil, nil when base is
+// HEAD or uncommitted: nothing to seed).
+func (g *Governor) seedCandidate(ctx context.Context, ws string, base baseRef, dir string) (*quarantine.Seed, error) {
+	if base.head == "" {
+		return nil, nil
+	}
+	repo, err := gitrepo.Open(ctx, g.env, ws)
+	if err != nil {
+		return nil, err
+	}
+	return quarantine.SeedBase(ctx, repo, base.head, base.rev, filepath.Join(dir, "upper"))
 }
 
 // candidateBase is the revision and extra object directories job j's

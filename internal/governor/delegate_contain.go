@@ -10,6 +10,7 @@ import (
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/gate"
 	"github.com/coagent8/coagent8/internal/job"
+	"github.com/coagent8/coagent8/internal/quarantine"
 )
 
 // Containment during a job (issue 16 scope 7, issue 15 scope 6). The
@@ -147,7 +148,7 @@ func (r revoker) RevokeJob(ctx context.Context, id string) ([]string, error) {
 // (now, when the watch did not get to it: the tree already ended with
 // the run), then the candidate, if the run left one, stored tainted and
 // unchecked — the checks would execute the contained agent's code.
-func (g *Governor) finishContained(ctx context.Context, deps DelegateDeps, j job.Job, res delegation.Result, runErr error, message []byte, upper string) {
+func (g *Governor) finishContained(ctx context.Context, deps DelegateDeps, j job.Job, res delegation.Result, runErr error, message []byte, upper string, seed *quarantine.Seed) {
 	if cur, err := deps.Jobs.Get(ctx, j.ID); err == nil && cur.State == job.Running {
 		g.quarantineContained(ctx, deps, j, func(context.Context, job.Job) error {
 			return waitTree(closed, &res)
@@ -157,7 +158,7 @@ func (g *Governor) finishContained(ctx context.Context, deps DelegateDeps, j job
 		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Tainted, TriggerGateRevoked)
 		return
 	}
-	c, err := g.quarantine(ctx, j, upper, res)
+	c, err := g.quarantine(ctx, j, upper, res, seed)
 	if err != nil {
 		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Tainted, TriggerGateRevoked)
 		return

@@ -36,6 +36,9 @@ type running struct {
 	// stopChecks cancels the candidate's checks while they run (set
 	// under live.mu by finishJob; CancelJob calls it).
 	stopChecks context.CancelFunc
+	// seed is the candidate's seeded upper layer (a base commit other
+	// than HEAD), nil otherwise.
+	seed *quarantine.Seed
 }
 
 func (l *live) add(id string, r *running) {
@@ -74,7 +77,7 @@ func (g *Governor) deps(ctx context.Context) (DelegateDeps, error) {
 }
 
 // startJob creates the job row and its grant and starts the agent.
-func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, base string) (JobView, error) {
+func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, base baseRef) (JobView, error) {
 	deps, err := g.deps(ctx)
 	if err != nil {
 		return JobView{}, err
@@ -84,11 +87,11 @@ func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, 
 		return JobView{}, err
 	}
 	d := q.Decision
-	base, snap, err := g.jobBase(ctx, deps, q.Workspace, base)
+	stored, snap, err := g.jobBase(ctx, deps, q.Workspace, base)
 	if err != nil {
 		return JobView{}, err
 	}
-	j, err := deps.Jobs.Create(ctx, job.Spec{Workspace: q.Workspace, Base: base, Backend: d.Backend, Model: d.Model, Budget: q.Budget})
+	j, err := deps.Jobs.Create(ctx, job.Spec{Workspace: q.Workspace, Base: stored, Backend: d.Backend, Model: d.Model, Budget: q.Budget})
 	if err != nil {
 		_ = os.RemoveAll(snap)
 		return JobView{}, err
@@ -113,11 +116,18 @@ func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, 
 		_ = deps.Gate.Revoke(ctx, gr.ID)
 		return JobView{}, g.abort(ctx, deps, j.ID, "delegate.workdir", fault.Wrap(fault.ProcessError, "delegate.workdir", "the job directory cannot be made", err))
 	}
+	seed, err := g.seedCandidate(ctx, q.Workspace, base, dir)
+	if err != nil {
+		_ = deps.Gate.Revoke(ctx, gr.ID)
+		_ = os.RemoveAll(dir)
+		return JobView{}, g.abort(ctx, deps, j.ID, fault.From(err).Reason, err)
+	}
 	jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
-	r := &running{grant: gr.ID, cancel: cancel, done: make(chan struct{}), activity: newActivityFor(rt, filepath.Join(deps.WorkDir, j.ID, ActivityFile))}
+	r := &running{grant: gr.ID, cancel: cancel, done: make(chan struct{}), seed: seed,
+		activity: newActivityFor(rt, filepath.Join(deps.WorkDir, j.ID, ActivityFile))}
 	g.live.add(j.ID, r)
 	out, errs := &tail{max: 4 << 20}, &tail{max: 64 << 10}
-	dj := delegation.Job{Runtime: rt, Model: d.Model, Prompt: t.Task, Workspace: q.Workspace, CandidateDir: dir,
+	dj := delegation.Job{Runtime: rt, Model: d.Model, Prompt: t.Task, Workspace: q.Workspace, CandidateDir: dir, Seeded: seed != nil,
 		Phantom: phantom, Gate: deps.Gate, Grant: gr.ID, Stdout: io.MultiWriter(out, r.activity), Stderr: errs}
 	go func() {
 		defer close(r.done)
@@ -158,7 +168,7 @@ func (g *Governor) finishJob(ctx context.Context, deps DelegateDeps, j job.Job, 
 	case res.Tainted:
 		// A containment event: the one compromise action (before any
 		// other ending, so a contained job never ends merely failed).
-		g.finishContained(ctx, deps, j, res, runErr, message, filepath.Join(cand, "upper"))
+		g.finishContained(ctx, deps, j, res, runErr, message, filepath.Join(cand, "upper"), r.seed)
 		return
 	case cancelled:
 		// The candidate directory is kept as it was when the tree ended.
@@ -177,7 +187,7 @@ func (g *Governor) finishJob(ctx context.Context, deps DelegateDeps, j job.Job, 
 		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, "delegate.agent_"+res.Receipt.Exit.Class.String())
 		return
 	}
-	c, err := g.quarantine(ctx, j, filepath.Join(cand, "upper"), res)
+	c, err := g.quarantine(ctx, j, filepath.Join(cand, "upper"), res, r.seed)
 	if err != nil {
 		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, fault.From(err).Reason)
 		return
@@ -213,13 +223,22 @@ func (g *Governor) runChecks(ctx context.Context, j job.Job, r *running, upper s
 	return v, r.cancelled
 }
 
-func (g *Governor) quarantine(ctx context.Context, j job.Job, upper string, res delegation.Result) (*quarantine.Candidate, error) {
+// quarantine builds job j's candidate patch from the run's changes in
+// upper: against the job's base, the seed's own content left out (seed is
+// nil for a base HEAD or uncommitted).
+func (g *Governor) quarantine(ctx context.Context, j job.Job, upper string, res delegation.Result, seed *quarantine.Seed) (*quarantine.Candidate, error) {
 	repo, err := gitrepo.Open(ctx, g.env, j.Workspace)
 	if err != nil {
 		return nil, err
 	}
+	changes := res.Changes
+	if seed != nil {
+		if changes, err = seed.Changes(upper, changes); err != nil {
+			return nil, err
+		}
+	}
 	rev, objects := candidateBase(g.delegateDeps.WorkDir, j.ID, j.Base)
-	return quarantine.Build(ctx, quarantine.Input{Repo: repo, Base: rev, Objects: objects, Upper: upper, Changes: res.Changes,
+	return quarantine.Build(ctx, quarantine.Input{Repo: repo, Base: rev, Objects: objects, Upper: upper, Changes: changes,
 		ScratchDir: filepath.Dir(upper)})
 }
 

@@ -45,6 +45,7 @@ func (s *Severity) UnmarshalText(b []byte) error {
 const (
 	RuleOutside       = "path.outside_workspace" // absolute or ".." path
 	RuleGitDir        = "path.git_dir"           // a path component ".git" (hooks, config)
+	RuleRepoState     = "git.repository_state"   // the candidate's own top-level .git changed (commits, index): warn, never in the patch
 	RuleSymlinkEscape = "symlink.escapes"        // target absolute or leaving the tree
 	RuleSetuid        = "mode.setuid"            // setuid, setgid or sticky bit
 	RuleSpecial       = "file.special"           // device, FIFO or socket

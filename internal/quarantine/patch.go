@@ -137,7 +137,12 @@ func (b *builder) start(ctx context.Context) error {
 // become findings only.
 func (b *builder) stage(ctx context.Context) error {
 	defer b.root.Close()
+	state := 0
 	for _, c := range b.in.Changes {
+		if repoState(c.Path) {
+			state++
+			continue
+		}
 		found := ScanChange(c)
 		b.findings = append(b.findings, found...)
 		if excluded(found) {
@@ -147,11 +152,27 @@ func (b *builder) stage(ctx context.Context) error {
 			return err
 		}
 	}
+	if state > 0 {
+		b.findings = append(b.findings, Finding{Rule: RuleRepoState, Severity: Warn, Path: ".git",
+			Message: fmt.Sprintf("the agent changed %d path(s) of its copy of the git directory (commits, the index, config or hooks); they stay in the candidate and are not part of the patch", state)})
+	}
 	if _, err := b.s.Git(ctx, "", b.index.Bytes(), "update-index", "-z", "--index-info"); err != nil {
 		return fault.Wrap(fault.ProcessError, ReasonBuild, "The candidate patch could not be built.", err)
 	}
 	return nil
 }
+
+// repoState reports whether workspace path p is the candidate's own
+// repository state: the workspace's top-level ".git" (the workspace is
+// its work tree's top level, gitrepo.Open), exactly so named, and
+// anything below it. An agent that runs `git status` rewrites the index
+// in its copy-on-write view; one that commits adds objects and moves its
+// branch. Those bytes never reach the host (admission applies the patch
+// only, and host git never reads the candidate's .git), so they are left
+// out of the patch with one warning rather than blocking every job whose
+// agent used git. Any other ".git" component (a nested repository, a case
+// or trailing-dot alias) is still [RuleGitDir] and blocks.
+func repoState(p string) bool { return p == ".git" || strings.HasPrefix(p, ".git/") }
 
 // excluded reports whether findings keep the change out of the patch.
 func excluded(found []Finding) bool {

@@ -22,6 +22,8 @@ func TestBuildScansEachKind(t *testing.T) {
 	up := t.TempDir()
 	tok := ghToken()
 	writeFile(t, up, ".git/hooks/pre-commit", "@x:#!/bin/sh\necho pwned\n")
+	writeFile(t, up, ".git/index", "DIRC")
+	writeFile(t, up, "lib/.git/hooks/post-checkout", "@x:#!/bin/sh\necho pwned\n")
 	writeFile(t, up, "tool.sh", "@x:#!/bin/sh\n")
 	writeFile(t, up, ".github/workflows/ci.yml", "on: push\n")
 	writeFile(t, up, ".gitattributes", "*.txt text\n*.bin filter=evil\n")
@@ -31,6 +33,8 @@ func TestBuildScansEachKind(t *testing.T) {
 	}
 	changes := []candidate.Change{
 		change(candidate.Added, ".git/hooks/pre-commit", 0o755),
+		change(candidate.Modified, ".git/index", 0o644),
+		change(candidate.Added, "lib/.git/hooks/post-checkout", 0o755),
 		change(candidate.Modified, ".gitattributes", 0o644),
 		change(candidate.Added, ".github/workflows/ci.yml", 0o644),
 		change(candidate.Added, "../outside", 0o644),
@@ -49,12 +53,15 @@ func TestBuildScansEachKind(t *testing.T) {
 		got = append(got, key{f.Rule, f.Path})
 	}
 	want := []key{
-		{RuleGitDir, ".git/hooks/pre-commit"},
+		{RuleGitDir, "lib/.git/hooks/post-checkout"},
 		{RuleCI, ".github/workflows/ci.yml"},
 		{RuleOutside, "../outside"},
 		{RuleSpecial, "dev0"},
 		{RuleSymlinkEscape, "etc"},
 		{RuleSetuid, "tool.sh"},
+		// The candidate's own .git (an agent that ran git status or
+		// committed): one warning, never in the patch.
+		{RuleRepoState, ".git"},
 		{RuleAttributes, ".gitattributes"},
 		{RuleCredential, "main.go"},
 	}
@@ -62,7 +69,7 @@ func TestBuildScansEachKind(t *testing.T) {
 		t.Errorf("findings (-want +got):\n%s", d)
 	}
 	patch := string(c.Patch)
-	for _, absent := range []string{"pre-commit", "outside", "dev0", "104755"} {
+	for _, absent := range []string{"pre-commit", "post-checkout", "DIRC", "outside", "dev0", "104755"} {
 		if strings.Contains(patch, absent) {
 			t.Errorf("patch carries %q, which must stay out of it:\n%s", absent, patch)
 		}

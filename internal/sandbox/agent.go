@@ -109,7 +109,19 @@ type Candidate struct {
 	// Workspace, where upper/ and work/ are created. Its path may not
 	// contain ',', ':' or a backslash (overlayfs option separators).
 	Dir string
+	// Seeded says Dir already holds upper/ and nothing else: the
+	// caller's starting content of the upper layer (a delegate job whose
+	// base is a commit other than the checkout's HEAD: that commit's
+	// difference from the checkout, deletions as overlayfs whiteouts).
+	// The sandbox accepts only directories, regular files, symbolic links
+	// and whiteouts (character device 0:0) in it, at most
+	// [MaxSeedEntries], and gives them to the command's user; anything
+	// else refuses the run (INVALID_INPUT sandbox.candidate_seed).
+	Seeded bool
 }
+
+// MaxSeedEntries bounds a seeded upper layer ([Candidate.Seeded]).
+const MaxSeedEntries = 200_000
 
 // MaxAgentStdin bounds the bytes copied from [AgentSpec.Stdin] (64 MiB:
 // a protocol session's requests, never a data stream).
@@ -183,7 +195,11 @@ func (s *Sandbox) admitAgent(spec AgentSpec) (job, error) {
 // candidateRoots is an admitted [Candidate].
 type candidateRoots struct {
 	workspace, upper, work string
+	seeded                 bool // upper/ is the caller's ([Candidate.Seeded])
 }
+
+// reasonSeed refuses a seeded upper layer the sandbox does not accept.
+const reasonSeed = "sandbox.candidate_seed"
 
 func (s *Sandbox) admitCandidate(c Candidate) (*candidateRoots, error) {
 	ws, err := s.admitRoot(c.Workspace, true)
@@ -200,10 +216,16 @@ func (s *Sandbox) admitCandidate(c Candidate) (*candidateRoots, error) {
 	if strings.ContainsAny(dir, ",:\\") {
 		return nil, invalid("sandbox.candidate", "the candidate directory's path contains ',', ':' or '\\'")
 	}
-	if ents, err := os.ReadDir(dir); err != nil || len(ents) > 0 {
+	ents, err := os.ReadDir(dir)
+	switch {
+	case err != nil:
+		return nil, invalid("sandbox.candidate", "the candidate directory cannot be read")
+	case !c.Seeded && len(ents) > 0:
 		return nil, invalid("sandbox.candidate", "the candidate directory must be empty")
+	case c.Seeded && (len(ents) != 1 || ents[0].Name() != "upper" || !ents[0].IsDir()):
+		return nil, invalid(reasonSeed, "a seeded candidate directory must hold exactly its upper/ directory")
 	}
-	return &candidateRoots{workspace: ws, upper: filepath.Join(dir, "upper"), work: filepath.Join(dir, "work")}, nil
+	return &candidateRoots{workspace: ws, upper: filepath.Join(dir, "upper"), work: filepath.Join(dir, "work"), seeded: c.Seeded}, nil
 }
 
 // candidateErr names which root was refused (admitRoot's message says

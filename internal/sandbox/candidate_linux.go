@@ -48,7 +48,11 @@ func prepareCandidate(c *candidateRoots, jobRoot string) (*os.File, error) {
 	if err := os.Mkdir(filepath.Join(jobRoot, lowerDir), 0o700); err != nil {
 		return nil, unavailable("candidate", "a lower-layer mount point in the job root", err)
 	}
-	if err := os.Mkdir(c.upper, 0o755); err != nil {
+	if c.seeded {
+		if err := adoptSeed(c.upper, childOwner()); err != nil {
+			return nil, err
+		}
+	} else if err := os.Mkdir(c.upper, 0o755); err != nil {
 		return nil, unavailable("candidate", "a writable candidate directory", err)
 	}
 	if err := chown(c.upper, childOwner()); err != nil {
