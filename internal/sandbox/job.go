@@ -41,6 +41,9 @@ type job struct {
 	git *gitRoots
 	// pins are the binds attached from a checked detached mount ([Pin]).
 	pins []pinned
+	// scratchIn and scratchOut are the files carried into and out of
+	// scratch ([Spec.ScratchIn]).
+	scratchIn, scratchOut []ScratchFile
 }
 
 // bind is one read-only host path made visible inside the sandbox.
@@ -87,6 +90,12 @@ func (s *Sandbox) admit(spec Spec) (job, error) {
 		return job{}, err
 	}
 	if j.artifactsTo, err = s.admitRoot(spec.ArtifactsTo, true); err != nil {
+		return job{}, err
+	}
+	if j.scratchIn, err = admitScratch(spec.ScratchIn); err != nil {
+		return job{}, err
+	}
+	if j.scratchOut, err = admitScratch(spec.ScratchOut); err != nil {
 		return job{}, err
 	}
 	for _, p := range spec.ReadOnly {

@@ -44,6 +44,12 @@ type Spec struct {
 	// left in the artifacts folder are copied (symlinks and special files
 	// are rejected and listed in the receipt).
 	ArtifactsTo string
+	// ScratchIn are copied into /job/scratch before the command starts
+	// and ScratchOut copied out of it after the command's tree has ended
+	// ([ScratchFile]): a CLI's own state carried between runs (a Claude
+	// Code session transcript for --resume), copied rather than bound so
+	// the stored file is never open to the command.
+	ScratchIn, ScratchOut []ScratchFile
 }
 
 // Limits are the resource ceilings armed before the command starts.

@@ -52,6 +52,9 @@ func (s *Sandbox) makeJobRoot(id string, j job) (root string, lock *os.File, err
 			return root, lock, err
 		}
 	}
+	if err := seedScratch(filepath.Join(root, "scratch"), j.scratchIn, owner); err != nil {
+		return root, lock, err
+	}
 	return root, lock, nil
 }
 
