@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -165,10 +166,13 @@ func (cg *jobCgroups) arm(lim Limits) error {
 		}
 	}
 	writes = append(writes, [2]string{pids + "/pids.max", itoa(lim.Pids)})
+	jobW, parentW := cpuWeights(lim.CPU, runtime.NumCPU(), cg.layout.useV2["cpu"])
 	if cg.layout.useV2["cpu"] {
-		writes = append(writes, [2]string{cpu + "/cpu.max", fmt.Sprintf("%d 100000", quota)})
+		writes = append(writes, [2]string{cpu + "/cpu.max", fmt.Sprintf("%d 100000", quota)},
+			[2]string{filepath.Dir(cpu) + "/cpu.weight", itoa(parentW)}, [2]string{cpu + "/cpu.weight", itoa(jobW)})
 	} else {
-		writes = append(writes, [2]string{cpu + "/cpu.cfs_period_us", "100000"}, [2]string{cpu + "/cpu.cfs_quota_us", itoa(quota)})
+		writes = append(writes, [2]string{cpu + "/cpu.cfs_period_us", "100000"}, [2]string{cpu + "/cpu.cfs_quota_us", itoa(quota)},
+			[2]string{filepath.Dir(cpu) + "/cpu.shares", itoa(parentW)}, [2]string{cpu + "/cpu.shares", itoa(jobW)})
 	}
 	for _, w := range writes {
 		if err := writeFile(w[0], w[1]); err != nil {
@@ -176,6 +180,28 @@ func (cg *jobCgroups) arm(lim Limits) error {
 		}
 	}
 	return nil
+}
+
+// cpuWeights are the scheduling weights of a job's cpu cgroup and of the
+// coagent8 cgroup above it: v1 cpu.shares (1024 = one nice-0 task, range
+// [2, 262144]) or, with v2, cpu.weight (100 = one task, range [1, 10000]).
+// The scheduler weighs a cgroup as one entity against its siblings — on
+// a hybrid host the cpu hierarchy's root, where every other process of
+// the host runs, each thread weighed as one task. At the default weight a
+// job of any quota competed as a single thread, so a busy host starved a
+// multi-threaded CLI that unsandboxed would get one share per thread
+// (BenchmarkClaudeJob at load 6 on 2 cores: 4010 ms against 2964 ms with
+// these weights, direct 3291 ms). The job weighs as many tasks as its
+// quota has cores (millicores/1000, at least one task's worth of the
+// smallest quota) and all jobs together as many as the host has cores:
+// a weight only orders contention, the quota still bounds what the job
+// may use.
+func cpuWeights(millicores int64, hostCPUs int, v2 bool) (job, parent int64) {
+	unit, lo, hi := int64(1024), int64(2), int64(262144)
+	if v2 {
+		unit, lo, hi = 100, 1, 10000
+	}
+	return min(max(millicores*unit/1000, lo), hi), min(max(int64(hostCPUs)*unit, lo), hi)
 }
 
 // openV1Tasks opens the "tasks" file of every v1 job cgroup for PID 1 (the
