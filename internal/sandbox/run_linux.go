@@ -76,8 +76,14 @@ func (s *Sandbox) runJob(ctx context.Context, j job, digest string) (Receipt, er
 	}
 	defer cg.remove()
 	if err := s.supervise(ctx, j, root, cg, &rec, start); err != nil {
+		if len(rec.PinsChanged) > 0 {
+			// The command ran: its receipt comes with the refusal.
+			rec.TotalMS = ms(time.Since(start))
+			return rec, err
+		}
 		return Receipt{}, err
 	}
+	collectScratch(root, j.scratchOut)
 	rec.Artifacts, rec.ArtifactsRejected, err = collectArtifacts(root, j.artifactsTo)
 	if err != nil {
 		return rec, err
