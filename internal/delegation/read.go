@@ -37,6 +37,11 @@ type ReadTurn struct {
 	PhantomVar string
 	// Gate serves the sandbox's only network channel.
 	Gate http.Handler
+	// Reuse says the turn may continue a session chosen only once its
+	// lease is held (session_mode auto): [ReadLauncher.Bind] then runs a
+	// continued session without read-profile state on the host, where
+	// its CLI session lives.
+	Reuse bool
 }
 
 // PhantomVar is the variable Claude Code takes its phantom from behind
@@ -63,6 +68,9 @@ var phantomVars = map[string]bool{"ANTHROPIC_API_KEY": true, "CLAUDE_CODE_OAUTH_
 type ReadLauncher struct {
 	r *Runner
 	t ReadTurn
+
+	mu   sync.Mutex
+	sess launchSession
 }
 
 var _ adapter.Launcher = (*ReadLauncher)(nil)
@@ -85,8 +93,15 @@ func (r *Runner) Qualified(rt Runtime) error {
 	return err
 }
 
-// Containment is [adapter.ContainmentKernel].
-func (l *ReadLauncher) Containment() string { return adapter.ContainmentKernel }
+// Containment is [adapter.ContainmentKernel], or
+// [adapter.ContainmentProfile] for a reused session that [Bind] found
+// living on the host.
+func (l *ReadLauncher) Containment() string {
+	if l.onHost() {
+		return adapter.ContainmentProfile
+	}
+	return adapter.ContainmentKernel
+}
 
 // Launch runs s — the backend's own spec: its verified argv, cwd the
 // workspace, prompt on stdin — in the read profile. The executable must
@@ -97,7 +112,20 @@ func (l *ReadLauncher) Containment() string { return adapter.ContainmentKernel }
 // nothing runs. The host environment of s is not used: the CLI gets the
 // job-scoped allowlist and the phantom only. The sandbox's own refusals
 // surface from the stream ([adapter.Proc.Classify]).
+//
+// In a bound session ([ReadLauncher.Bind]) a --resume of argv's CLI
+// session gets the transcript kept under the handle copied into its
+// job-scoped config dir, read-write for this run only; a missing,
+// corrupt or oversized one refuses (fault.SessionInvalid,
+// [ReasonSessionStateMissing], [ReasonSessionStateCorrupt],
+// [ReasonSessionStateOversized]) and nothing runs. After a clean run the
+// CLI's transcript (at most [MaxSessionTranscript]) replaces the kept
+// one. A reused session Bind found on the host starts as the backend
+// would without a launcher.
 func (l *ReadLauncher) Launch(ctx context.Context, s process.Spec) (adapter.Proc, error) {
+	if l.onHost() {
+		return process.Start(ctx, s) // exactly what the backend starts without a launcher
+	}
 	if real, err := filepath.EvalSymlinks(s.Path); err != nil || real != l.t.Runtime.Executable {
 		return nil, fault.New(fault.SandboxUnavailable, "delegation.read_runtime",
 			"the backend's CLI is not the qualified runtime "+l.t.Runtime.Executable+"; the read profile runs only that one")
@@ -105,9 +133,16 @@ func (l *ReadLauncher) Launch(ctx context.Context, s process.Spec) (adapter.Proc
 	if _, err := l.r.requireQualified(l.t.Runtime); err != nil {
 		return nil, err
 	}
+	keep, err := l.prepareSession(s.Args)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	p := newSandboxProc(cancel)
 	spec := readSpec(l.t, s, sandbox.DefaultGatePort)
+	if p.keep = keep; keep != nil {
+		spec.ScratchIn, spec.ScratchOut = keep.in, keep.out
+	}
 	spec.Stdout, spec.Stderr = p.outW, &p.stderr
 	spec.Gate = func(ln net.Listener) {
 		srv := &http.Server{Handler: l.t.Gate, ReadHeaderTimeout: 10 * time.Second}
@@ -150,6 +185,8 @@ type sandboxProc struct {
 	stderr tailBuffer
 	cancel context.CancelFunc
 	done   chan struct{}
+	// keep stores the CLI session's transcript after a clean run.
+	keep *keptSession
 
 	mu      sync.Mutex
 	touched time.Time
@@ -179,6 +216,7 @@ func (p *sandboxProc) run(ctx context.Context, sb *sandbox.Sandbox, spec sandbox
 		p.end = process.EndDeadline
 	}
 	p.mu.Unlock()
+	p.keep.finish(err == nil && rec.Exit.Success())
 	p.outW.CloseWithError(err)
 	close(p.done)
 }
