@@ -21,13 +21,15 @@ func (r *Runner) completed(ctx context.Context, req Request, backend string, res
 		Verdict:  VerdictNotApplicable, Model: r.answer.String(res.Model), ModelRequested: r.answer.String(req.Model),
 		ModelUsed: r.answer.String(res.Model), Turn: lease.Turn(), Verification: r.diag.String(res.Verified),
 	}
-	o.Containment, o.ContainmentReason = containment(res.Containment, req.ContainmentReason)
+	o.Containment, o.ContainmentReason = containment(res.Containment, launcherReason(req))
 	o.ContainmentReason = r.warning(o.ContainmentReason) // may name host paths (a sandbox refusal)
-	if o.Containment == adapter.ContainmentKernel && res.SessionID != "" {
+	if o.Containment == adapter.ContainmentKernel && res.SessionID != "" && !sessionKept(req.Launcher) {
 		// The CLI's session lived in the sandbox's job-scoped config
-		// directory, removed with the job: nothing to resume.
+		// directory, removed with the job, and the launcher kept no copy
+		// of it (no session, or the transcript was not kept): nothing to
+		// resume.
 		res.SessionID = ""
-		res.Warnings = append(res.Warnings, "This turn ran in the kernel sandbox, whose CLI session ends with the turn; it cannot be continued (the history is kept).")
+		res.Warnings = append(res.Warnings, "This turn ran in the kernel sandbox and its CLI session was not kept; it cannot be continued (the history is kept).")
 	}
 	for _, w := range res.Warnings {
 		o.Warnings = append(o.Warnings, r.warning(w))
@@ -44,6 +46,23 @@ func (r *Runner) completed(ctx context.Context, req Request, backend string, res
 		o.HistoryAvailable = w == ""
 	}
 	return o
+}
+
+// sessionKept reports whether l (the kernel read profile's launcher)
+// kept the turn's CLI session for a later --resume.
+func sessionKept(l adapter.Launcher) bool {
+	k, ok := l.(interface{ SessionKept() bool })
+	return ok && k.SessionKept()
+}
+
+// launcherReason is the containment reason of req: the launcher's own
+// when it chose where the turn ran once the session was known (a reused
+// session living on the host), else the governed path's.
+func launcherReason(req Request) string {
+	if l, ok := req.Launcher.(interface{ ContainmentReason() string }); ok && l.ContainmentReason() != "" {
+		return l.ContainmentReason()
+	}
+	return req.ContainmentReason
 }
 
 // containment is the reported containment of a completed turn: the
