@@ -55,7 +55,7 @@ func (s *Sandbox) checkHost(h hostFacts) error {
 	if err != nil || strings.TrimSpace(string(b)) == "0" {
 		return unavailable("userns", "user namespaces (user.max_user_namespaces is 0)", err)
 	}
-	return nil
+	return checkUnprivilegedUserns(procRoot(), os.Geteuid())
 }
 
 // kernelFacts renders h for a receipt.

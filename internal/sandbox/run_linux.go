@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -75,6 +74,7 @@ func (s *Sandbox) runJob(ctx context.Context, j job, digest string) (Receipt, er
 		return Receipt{}, err
 	}
 	defer cg.remove()
+	defer removeWorkDirs(j) // after the tree has ended (supervise returned)
 	if err := s.supervise(ctx, j, root, cg, &rec, start); err != nil {
 		if len(rec.PinsChanged) > 0 {
 			// The command ran: its receipt comes with the refusal.
@@ -98,7 +98,7 @@ func (s *Sandbox) runJob(ctx context.Context, j job, digest string) (Receipt, er
 func removeJobRoot(root string) {
 	for _, d := range []string{"workspace", "scratch", "artifacts", "root", ""} {
 		if err := unix.Rmdir(filepath.Join(root, d)); err != nil {
-			_ = os.RemoveAll(root)
+			_ = removeTree(root)
 			return
 		}
 	}

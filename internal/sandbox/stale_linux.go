@@ -56,7 +56,7 @@ func sweepStale(jobsDir string, layout cgroupLayout) {
 			}
 		}
 		cg.remove()
-		_ = os.RemoveAll(filepath.Join(jobsDir, e.Name()))
+		_ = removeTree(filepath.Join(jobsDir, e.Name()))
 	}
 }
 
