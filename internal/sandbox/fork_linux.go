@@ -56,6 +56,7 @@ const (
 	recSetup = 1 // a setup step failed: step, errno
 	recExit  = 2 // the command ended: wait status
 	recAlive = 3 // the plan re-armed the parent-death signal (ignored)
+	recExec  = 4 // the command has exec'd (vfork returned): pins are compared again
 )
 
 // exitFds is PID 1's exit code when it could not even arrange its
@@ -161,6 +162,10 @@ func childMain(s *forkSpec) {
 	if e != 0 {
 		childFail(s, stepFork, syscall.Errno(e))
 	}
+	// vfork returns once the command's execve replaced its image (or it
+	// exited): from here the executable is the one running.
+	s.rec = [4]uint32{recExec, 0, 0, 0}
+	syscall.RawSyscall(unix.SYS_WRITE, fdStatus, uintptr(unsafe.Pointer(&s.rec)), unsafe.Sizeof(s.rec))
 	reapUntil(s, cmd)
 }
 

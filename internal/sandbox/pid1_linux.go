@@ -37,6 +37,16 @@ type pid1 struct {
 	// done receives PID 1's wait status once, from the goroutine that
 	// forked it.
 	done chan syscall.WaitStatus
+	// pins watches the pinned files from their check to the run's end
+	// (nil without pins); pinErr is the first change it found.
+	pins   *pinWatch
+	pinErr error
+	// execd is closed when PID 1 reports that the command has exec'd
+	// (recExec); statusEnd when its status pipe ended, statusBuf then
+	// holding every record read (readStatus).
+	execd     chan struct{}
+	statusEnd chan struct{}
+	statusBuf []byte
 }
 
 // childFiles are the supervisor's ends of what the child gets as its
@@ -158,13 +168,15 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 			tasks = append(tasks, tree)
 		}
 	}
-	pins, err := pinTrees(j.pins)
+	pins, watch, err := pinTrees(j.pins)
 	if err != nil {
 		closeTasks()
 		abandon()
 		return nil, err
 	}
 	tasks = append(tasks, pins...)
+	abandonGate := abandon
+	abandon = func() { abandonGate(); watch.close() }
 	files, err := openChildFiles(tasks, j.gate != nil && j.gate.stdin != nil)
 	if err != nil {
 		abandon()
@@ -179,7 +191,8 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 		return nil, err
 	}
 	p := &pid1{pidfd: -1, plan: pl, gate: gate, stdinW: files.stdinW, statusR: files.keep[0], syncW: files.keep[1], outR: [2]*os.File{files.keep[2], files.keep[3]},
-		done: make(chan syscall.WaitStatus, 1), released: make(chan struct{})}
+		done: make(chan syscall.WaitStatus, 1), released: make(chan struct{}), pins: watch,
+		execd: make(chan struct{}), statusEnd: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread dies with PID 1's wait
@@ -206,7 +219,38 @@ func startPID1(j job, root string, cg *jobCgroups) (*pid1, error) {
 		abandon()
 		return nil, unavailable("namespaces", "user, mount, PID, network, IPC, UTS and cgroup namespaces", err)
 	}
+	go p.readStatus()
 	return p, nil
+}
+
+// maxStatus bounds the status records kept (PID 1 writes at most an
+// alive, an exec and an exit or setup record).
+const maxStatus = 8 * 16
+
+// readStatus reads PID 1's status records as they come, closing execd at
+// the exec record (so the pins are compared again while the command
+// runs), until the pipe ends (PID 1 exited) or maxStatus.
+func (p *pid1) readStatus() {
+	defer close(p.statusEnd)
+	var rec [16]byte
+	for len(p.statusBuf) < maxStatus {
+		if _, err := io.ReadFull(p.statusR, rec[:]); err != nil {
+			return
+		}
+		p.statusBuf = append(p.statusBuf, rec[:]...)
+		if le32(rec[:]) == recExec && !p.sawExec() {
+			close(p.execd)
+		}
+	}
+}
+
+func (p *pid1) sawExec() bool {
+	select {
+	case <-p.execd:
+		return true
+	default:
+		return false
+	}
 }
 
 // newForkSpec fills the child's input. The returned func closes the
@@ -261,6 +305,14 @@ func newForkSpec(j job, pl *plan, files *childFiles, cg *jobCgroups) (*forkSpec,
 func (p *pid1) release(lim Limits) error {
 	defer close(p.released)
 	defer p.syncW.Close()
+	// The window from the pins' checks to the fork: a write in place
+	// there refuses before anything runs.
+	if err := p.pins.verify(pinAtRelease); err != nil {
+		return err
+	}
+	if testOnlyBeforeRelease != nil {
+		testOnlyBeforeRelease()
+	}
 	if err := writeIDMaps(p.pid); err != nil {
 		return unavailable("namespaces", "a writable user namespace id map", err)
 	}
@@ -309,8 +361,9 @@ func writeIDMaps(pid int) error {
 // status (nil when PID 1 died without one).
 func (p *pid1) status() *childStatus {
 	pl := p.plan
+	<-p.statusEnd
 	defer p.statusR.Close()
-	b, _ := io.ReadAll(io.LimitReader(p.statusR, 64))
+	b := p.statusBuf
 	var st *childStatus
 	for ; len(b) >= 16; b = b[16:] {
 		kind, step, errno, ws := le32(b), le32(b[4:]), le32(b[8:]), syscall.WaitStatus(le32(b[12:]))
@@ -391,6 +444,7 @@ func (p *pid1) closeAll() {
 	if p.stdinW != nil {
 		p.stdinW.Close()
 	}
+	p.pins.close()
 	if p.pidfd >= 0 {
 		unix.Close(p.pidfd)
 		p.pidfd = -1

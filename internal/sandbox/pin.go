@@ -17,14 +17,38 @@ const maxPins = 4
 // inode whatever later happens to the path), opens it read-only through
 // that mount and calls Check on it; only when Check returns nil is that
 // same mount attached inside the sandbox at Path. A file renamed over the
-// path (or removed) after the check refuses the run when PID 1 attaches
-// the mount (SANDBOX_UNAVAILABLE sandbox.setup: the kernel does not
-// attach an unlinked file's mount), so neither the replacement nor
-// anything unchecked runs. Not covered: a write into the same inode after
-// Check (by its owner, in place; a running executable is ETXTBSY only
-// once it runs). An unprivileged supervisor cannot clone host mounts: it
-// checks the file through a descriptor just before the fork and PID 1
-// binds the path, which narrows the window without closing it.
+// path (or removed) after the check refuses the run before it starts
+// (the checked inode lost its link, below) and, were that missed, when
+// PID 1 attaches the mount (SANDBOX_UNAVAILABLE sandbox.setup: the
+// kernel does not attach an unlinked file's mount), so neither the
+// replacement nor anything unchecked runs.
+//
+// A write into the same inode after Check (its owner writing in place;
+// a running executable is ETXTBSY only once it runs, a script or data
+// file never is) is caught by comparison: the supervisor keeps the
+// checked descriptor, what statx showed of it just before Check (inode,
+// link count, size, mtime and ctime to the nanosecond; ctime cannot be
+// set from user space) and an inotify IN_MODIFY watch on it, and compares
+// again after Check, just before PID 1 is released (a difference there
+// refuses before anything runs), once the command has exec'd (the run is
+// ended at once) and when the run ends. Any difference — also a link
+// change, so an update renamed over the path during a run refuses that
+// run — is SANDBOX_UNAVAILABLE reason "sandbox.pin_changed" naming the
+// file and when it was seen ("seen" detail); after the command started
+// the receipt comes with the error and lists the file in
+// [Receipt.PinsChanged]. The change cookie (i_version) would be exact but
+// the kernel does not report it to user space; on kernels without
+// multigrain timestamps (before 6.13) a write in the same clock tick as
+// the check keeps ctime, and the inotify watch is what sees it (a write
+// through a shared mapping raises no inotify event but sets mtime and
+// ctime).
+//
+// An unprivileged supervisor cannot clone host mounts: it checks the file
+// through a descriptor just before the fork and PID 1 binds the path. It
+// gets the same comparisons, and until the command starts also requires
+// the path to still name the checked inode, so a file renamed over the
+// path before the bind refuses too, after the fact; a rename there and
+// back within that window is not seen.
 type Pin struct {
 	// Path is the canonical absolute path of a regular file that is also
 	// in [Spec.ReadOnly] (typically the executable, [Spec.Path]).

@@ -14,12 +14,19 @@ import (
 
 // testOnlyAfterPin, when set, runs after each pin's check and before the
 // fork: a test replaces the file at the path there, as an update racing
-// the run would.
+// the run would, or writes into it in place.
 var testOnlyAfterPin func(path string)
+
+// testOnlyPinByPath makes a root supervisor pin as an unprivileged one
+// does (check through a descriptor, PID 1 binds the path), so the real
+// kernel tests cover that path too.
+var testOnlyPinByPath bool
 
 // pinTrees clones each pinned file as a detached mount (not following a
 // final symlink), checks it through that mount and returns the mounts,
-// in order, for PID 1 to attach. On an error every mount made is closed.
+// in order, for PID 1 to attach, and the watch that keeps the checked
+// descriptors (closed with the run). On an error every mount and
+// descriptor is closed.
 //
 // An unprivileged supervisor may not clone a mount of the host's mount
 // namespace (open_tree: EPERM), and PID 1 cannot clone one it inherited
@@ -27,16 +34,20 @@ var testOnlyAfterPin func(path string)
 // descriptor opened without following symlinks, just before the fork,
 // and PID 1 binds the path (no symlinks) as for any read-only path — a
 // narrower window than a check by path, not a closed one (documented).
-func pinTrees(pins []pinned) ([]*os.File, error) {
-	if os.Geteuid() != 0 {
-		return nil, checkByDescriptor(pins)
+// The watch is the same on both paths.
+func pinTrees(pins []pinned) ([]*os.File, *pinWatch, error) {
+	if os.Geteuid() != 0 || testOnlyPinByPath {
+		w, err := checkByDescriptor(pins)
+		return nil, w, err
 	}
 	var trees []*os.File
-	fail := func(err error) ([]*os.File, error) {
+	w := &pinWatch{}
+	fail := func(err error) ([]*os.File, *pinWatch, error) {
 		for _, t := range trees {
 			t.Close()
 		}
-		return nil, err
+		w.close()
+		return nil, nil, err
 	}
 	for _, p := range pins {
 		fd, err := unix.OpenTree(unix.AT_FDCWD, p.path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_SYMLINK_NOFOLLOW)
@@ -45,44 +56,38 @@ func pinTrees(pins []pinned) ([]*os.File, error) {
 		}
 		tree := os.NewFile(uintptr(fd), "pin")
 		trees = append(trees, tree)
-		if err := checkPinned(p, fd); err != nil {
+		f, err := os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", fd), os.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fail(unavailable("pin", "the pinned file "+p.path+", opened through its mount", err))
+		}
+		if err := w.check(p, f); err != nil {
 			return fail(err)
 		}
 		if testOnlyAfterPin != nil {
 			testOnlyAfterPin(p.path)
 		}
 	}
-	return trees, nil
+	return trees, w, nil
 }
 
 // checkByDescriptor is the unprivileged supervisor's check (pinTrees).
-func checkByDescriptor(pins []pinned) error {
+func checkByDescriptor(pins []pinned) (*pinWatch, error) {
+	w := &pinWatch{byPath: true}
 	for _, p := range pins {
 		f, err := os.OpenFile(p.path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
-			return unavailable("pin", "the pinned file "+p.path+", opened without symlinks", err)
+			w.close()
+			return nil, unavailable("pin", "the pinned file "+p.path+", opened without symlinks", err)
 		}
-		err = checkFile(p, f)
-		f.Close()
-		if err != nil {
-			return err
+		if err := w.check(p, f); err != nil {
+			w.close()
+			return nil, err
 		}
 		if testOnlyAfterPin != nil {
 			testOnlyAfterPin(p.path)
 		}
 	}
-	return nil
-}
-
-// checkPinned opens the detached mount's file read-only (a regular file,
-// by its descriptor) and runs the pin's check on it.
-func checkPinned(p pinned, tree int) error {
-	f, err := os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", tree), os.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return unavailable("pin", "the pinned file "+p.path+", opened through its mount", err)
-	}
-	defer f.Close()
-	return checkFile(p, f)
+	return w, nil
 }
 
 // checkFile runs the pin's check on f, a regular file.
@@ -113,3 +118,9 @@ func (p *plan) attachPinned(root, dst string, fd int) {
 	p.call(name, unix.SYS_CLOSE, uintptr(fd))
 	p.setattr("mount attributes "+dst, root+dst, attrRO, true)
 }
+
+// testOnlyBeforeRelease, when set, runs after the pins were compared
+// before the sandbox starts and before PID 1 is released: a write there
+// lands before the command's exec, in the window only the after-exec
+// comparison covers.
+var testOnlyBeforeRelease func()

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/coagent8/coagent8/internal/fault"
@@ -33,8 +34,9 @@ func digestCheck(want string) func(*os.File) error {
 // TestPinnedExecutableSwap: a pinned executable replaced at its path
 // after the check (rename over it, as an update does; the test hook runs
 // between the check and the fork) never runs: the sandbox mounts the
-// checked inode, not the path, and refuses (SANDBOX_UNAVAILABLE
-// sandbox.setup) since that inode was unlinked; a file that differs
+// checked inode, not the path, and refuses before the fork
+// (SANDBOX_UNAVAILABLE sandbox.pin_changed: the checked inode lost its
+// link; were that missed, attaching its mount fails, sandbox.setup); a file that differs
 // already at check time refuses with sandbox.pin before anything runs;
 // an unchanged file runs (issue 15 scope 5). Before pinning, the bind by
 // path ran the swapped file.
@@ -77,8 +79,9 @@ func TestPinnedExecutableSwap(t *testing.T) {
 	_, err = s.runAgentUnqualified(t, spec(&out))
 	testOnlyAfterPin = nil
 	var fe *fault.Error
-	if !errors.As(err, &fe) || fe.Code != fault.SandboxUnavailable || fe.Reason != "sandbox.setup" {
-		t.Errorf("swapped after the check: %v, want SANDBOX_UNAVAILABLE sandbox.setup", err)
+	if !errors.As(err, &fe) || fe.Code != fault.SandboxUnavailable || fe.Reason != "sandbox.pin_changed" ||
+		!strings.Contains(fe.Message, "0 links, was 1") {
+		t.Errorf("swapped after the check: %v, want SANDBOX_UNAVAILABLE sandbox.pin_changed (unlinked)", err)
 	}
 	if out.Len() != 0 {
 		t.Errorf("the sandbox ran %q after the swap, want nothing", out.String())
@@ -118,7 +121,8 @@ func TestPinCheckByDescriptor(t *testing.T) {
 		{"other content", exe, digestCheck("00"), "sandbox.pin"},
 		{"symlink", link, ok, "sandbox.pin"},
 	} {
-		err := checkByDescriptor([]pinned{{path: tc.path, check: tc.check}})
+		w, err := checkByDescriptor([]pinned{{path: tc.path, check: tc.check}})
+		w.close()
 		var fe *fault.Error
 		if got := ""; errors.As(err, &fe) {
 			got = fe.Reason

@@ -79,7 +79,23 @@ func (s *Sandbox) supervise(ctx context.Context, j job, root string, cg *jobCgro
 	rec.Observed.OutputBytes = out.total.Load()
 	rec.Observed.FileSizeLimit = j.limits.FileSize
 	rec.Exit = classify(killed, st, ws, rec.Observed, rec.TreeEmpty)
-	return nil
+	return h.pinResult(rec)
+}
+
+// pinResult compares the pins once more now that the run has ended (a
+// write into a file that was not busy, during the run) unless the
+// after-exec comparison already refused, and records any changed file
+// in rec. Its error refuses the run's result (rec stays the record of
+// what ran).
+func (h *pid1) pinResult(rec *Receipt) error {
+	err := h.pinErr
+	if err == nil {
+		err = h.pins.verify(pinAtEnd)
+	}
+	if err != nil {
+		rec.PinsChanged = h.pins.changed
+	}
+	return err
 }
 
 // feedStdin copies at most MaxAgentStdin bytes of r into the command's
@@ -94,17 +110,28 @@ func feedStdin(w *os.File, r io.Reader) {
 func (h *pid1) await(ctx context.Context, wall time.Duration, out *outputBound, cg *jobCgroups) ExitClass {
 	timer := time.NewTimer(wall)
 	defer timer.Stop()
+	execd := h.execd
 	var class ExitClass
-	select {
-	case ws := <-h.done:
-		h.done <- ws // put back for the caller
-		return 0
-	case <-ctx.Done():
-		class = ExitCancelled
-	case <-timer.C:
-		class = ExitTimedOut
-	case <-out.over:
-		class = ExitOutputLimit
+	for class == 0 {
+		select {
+		case ws := <-h.done:
+			h.done <- ws // put back for the caller
+			return 0
+		case <-execd:
+			// The command runs: a pinned file written between the
+			// release and the exec (while PID 1 set up) ends it now,
+			// as a kill of the supervisor's (pinResult refuses).
+			execd = nil
+			if h.pinErr = h.pins.verify(pinAtExec); h.pinErr != nil {
+				class = ExitCancelled
+			}
+		case <-ctx.Done():
+			class = ExitCancelled
+		case <-timer.C:
+			class = ExitTimedOut
+		case <-out.over:
+			class = ExitOutputLimit
+		}
 	}
 	h.kill(cg)
 	return class
