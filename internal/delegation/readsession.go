@@ -50,8 +50,13 @@ type sessionRecord struct {
 	Dropped string `json:"dropped,omitempty"`
 }
 
-// sessionDir is stateDir/delegation/sessions/<digest of handle>: the
-// handle is the caller's string, its digest a safe file name.
+// SessionStateDir is where the read-profile state of the coagent8
+// session handle is kept: stateDir/delegation/sessions/<the first 16
+// bytes of the handle's SHA-256, hex> (the handle is the caller's
+// string, its digest a safe file name), holding state.json and
+// transcript.jsonl, both 0600.
+func SessionStateDir(stateDir, handle string) string { return sessionDir(stateDir, handle) }
+
 func sessionDir(stateDir, handle string) string {
 	h := sha256.Sum256([]byte(handle))
 	return filepath.Join(stateDir, "delegation", "sessions", hex.EncodeToString(h[:16]))

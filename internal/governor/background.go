@@ -23,7 +23,13 @@ func (g *Governor) background(ctx context.Context, treq turn.Request, finished f
 	}
 	st := make(chan started, 1)
 	out := make(chan turn.Outcome, 1)
-	treq.Started = func(h string, n int) { st <- started{h, n} }
+	bind := treq.Started // the kernel launcher learns its session (contain)
+	treq.Started = func(h string, n int) {
+		if bind != nil {
+			bind(h, n)
+		}
+		st <- started{h, n}
+	}
 	go func() {
 		o := g.runner.Run(context.WithoutCancel(ctx), treq)
 		g.explainAuth(&o, treq.Backend)

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"math/big"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
@@ -128,19 +127,18 @@ func (g *Governor) kernelRuntime(ctx context.Context) (*kernelRuntime, error) {
 // approved concrete model, rate its price per million tokens). For the
 // kernel read profile it creates the per-turn grant and sets
 // treq.Launcher; the returned function revokes the grant when the turn
-// has ended. A continued session stays where its CLI session lives (the
-// host profile): the read profile's CLI session ends with its turn.
+// has ended. A continued session runs where its CLI session lives
+// ([Governor.containContinued]): in the read profile, resumed from the
+// state kept under its handle, when its first turn ran there; on the
+// host otherwise.
 func (g *Governor) contain(ctx context.Context, cfg config.File, treq *turn.Request, rate *big.Rat) (func(), error) {
-	if treq.SessionHandle != "" || strings.EqualFold(treq.SessionMode, "auto") {
-		if treq.Backend == "claude" {
-			treq.ContainmentReason = "a continued (or reused) session runs where its CLI session lives: the CLI's verified read-only profile on the host"
-			return func() {}, nil
-		}
+	if host, err := g.containContinued(treq); host || err != nil {
+		return func() {}, err
 	}
 	k, reason := g.kernelFor(ctx, cfg, treq.Backend)
 	treq.ContainmentReason = reason
 	if k == nil {
-		return func() {}, nil
+		return func() {}, g.kernelSessionUnavailable(treq, reason)
 	}
 	deadline := treq.Timeout
 	if deadline <= 0 {
@@ -154,12 +152,16 @@ func (g *Governor) contain(ctx context.Context, cfg config.File, treq *turn.Requ
 	}
 	revoke := func() { _ = k.deps.Gate.Revoke(context.WithoutCancel(ctx), gr.ID) }
 	l, err := k.deps.Runner.ReadLauncher(delegation.ReadTurn{Runtime: k.rt, Phantom: phantom,
-		PhantomVar: delegation.PhantomVar(k.deps.Gate), Gate: k.deps.Gate})
+		PhantomVar: delegation.PhantomVar(k.deps.Gate), Gate: k.deps.Gate, Reuse: reused(treq)})
 	if err != nil {
 		revoke()
 		return nil, err
 	}
 	treq.Launcher = l
+	if treq.SessionHandle != "" {
+		treq.ContainmentReason += "; the session continues there, the CLI resuming its own session from the state kept under the session handle"
+	}
+	bindSession(treq, l)
 	return revoke, nil
 }
 
