@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 
 	"github.com/spf13/cobra"
 
@@ -85,7 +86,7 @@ func MainEnv(ctx context.Context, args []string, stdio Stdio, env config.Env) in
 func (a *app) report(cmd *cobra.Command, err error) int {
 	var ue usageError
 	if errors.As(err, &ue) {
-		return a.usage(cmd, ue.err)
+		return a.usage(cmd, ue)
 	}
 	if code, ok := exitstatus.Report(a.io.Err, err); ok {
 		return code
@@ -105,7 +106,13 @@ func (a *app) usage(cmd *cobra.Command, err error) int {
 // usageError marks bad command-line usage (exit 2).
 type usageError struct{ err error }
 
-func (u usageError) Error() string { return u.err.Error() }
+// Error is the flag error without the Go parser's own words: pflag
+// reports `invalid argument "1e99" for "--max-minutes" flag:
+// strconv.ParseInt: parsing "1e99": value out of range`; the user reads
+// `… flag: value out of range`.
+func (u usageError) Error() string { return strconvNoise.ReplaceAllString(u.err.Error(), "") }
+
+var strconvNoise = regexp.MustCompile(`strconv\.Parse\w+: parsing "(?:[^"\\]|\\.)*": `)
 
 // exitError makes the process exit with its code after printing its
 // message (if any) as "coagent8: msg". It is for commands whose status

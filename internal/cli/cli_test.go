@@ -49,7 +49,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"gate", "bogus"}, `unknown command "bogus" for "coagent8 gate"`, "coagent8 gate"},
 		{[]string{"sandbox", "bogus"}, `unknown command "bogus" for "coagent8 sandbox"`, "coagent8 sandbox"},
 		{[]string{"completion", "bogus"}, `unknown command "bogus" for "coagent8 completion"`, "coagent8 completion"},
-		{[]string{"audit", "--limit", "x"}, `invalid argument "x" for "--limit"`, "coagent8 audit"},
+		{[]string{"audit", "--limit", "x"}, `invalid argument "x" for "--limit" flag: invalid syntax`, "coagent8 audit"},
+		// The Go parser's own words are not the user's (no "strconv.ParseInt: parsing …").
+		{[]string{"delegate", "--max-minutes", "99999999999999999999", "t"}, `invalid argument "99999999999999999999" for "--max-minutes" flag: value out of range`, "coagent8 delegate"},
 		{[]string{"--no-such-flag"}, "unknown flag: --no-such-flag", "coagent8"},
 	}
 	for _, tt := range tests {
