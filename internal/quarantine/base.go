@@ -2,6 +2,7 @@ package quarantine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,11 +43,18 @@ func SplitBase(base, jobDir string) (rev string, objects []string) {
 // base). The user's index, objects and work tree are never written: git
 // works on a copy of the index (its stat cache keeps the cost that of
 // `git status`; only changed files are hashed) with its own object
-// directory. Errors: PROCESS_ERROR quarantine.base_snapshot.
+// directory. What would be hashed (modified and untracked, not ignored,
+// files) is bounded first: more than [MaxSnapshotPaths] paths or
+// [MaxSnapshotBytes] is INPUT_LIMIT quarantine.base_too_large, before
+// anything is written. Errors: PROCESS_ERROR quarantine.base_snapshot.
 func SnapshotBase(ctx context.Context, repo *gitrepo.Repo, parent string) (dir, tree string, err error) {
 	s, err := repo.Scratch(parent)
 	if err != nil {
 		return "", "", snapshotErr(err)
+	}
+	if err := snapshotSize(ctx, s); err != nil {
+		s.Close()
+		return "", "", err
 	}
 	tree, err = snapshot(ctx, s)
 	_ = os.Remove(filepath.Join(s.Dir, "index"))
@@ -85,4 +93,43 @@ func writeTree(ctx context.Context, s *gitrepo.Scratch) (string, error) {
 
 func snapshotErr(err error) error {
 	return fault.Wrap(fault.ProcessError, "quarantine.base_snapshot", "The working tree's state (base uncommitted) could not be recorded.", err)
+}
+
+// Bounds of an `uncommitted` base's snapshot: what differs from the
+// index (modified and untracked, not ignored, files).
+const (
+	MaxSnapshotPaths = 100_000
+	MaxSnapshotBytes = 256 << 20
+)
+
+// ReasonSnapshotTooLarge refuses a working tree whose uncommitted
+// content exceeds the snapshot bounds (INPUT_LIMIT).
+const ReasonSnapshotTooLarge = "quarantine.base_too_large"
+
+// snapshotSize lists what the snapshot would hash (one `git ls-files`)
+// and refuses it over the bounds: an untracked build directory that
+// .gitignore misses would otherwise be hashed into the state directory
+// whole.
+func snapshotSize(ctx context.Context, s *gitrepo.Scratch) error {
+	out, err := s.Repo.Run(ctx, s.Repo.Top, nil, nil, "ls-files", "-z", "--modified", "--others", "--exclude-standard")
+	if err != nil {
+		return snapshotErr(err)
+	}
+	var paths int
+	var size int64
+	for p := range strings.SplitSeq(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		if p == "" {
+			continue
+		}
+		paths++
+		if st, err := os.Lstat(filepath.Join(s.Repo.Top, filepath.FromSlash(p))); err == nil && st.Mode().IsRegular() {
+			size += st.Size()
+		}
+		if paths > MaxSnapshotPaths || size > MaxSnapshotBytes {
+			return fault.New(fault.InputLimit, ReasonSnapshotTooLarge, fmt.Sprintf(
+				"The working tree's uncommitted and untracked files exceed what base uncommitted records (%d paths, %d MiB): "+
+					"add build output to .gitignore, commit, or delegate from HEAD.", MaxSnapshotPaths, MaxSnapshotBytes>>20))
+		}
+	}
+	return nil
 }

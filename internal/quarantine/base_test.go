@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/coagent8/coagent8/internal/fault"
 )
 
 // TestSnapshotBase: the uncommitted base is the work tree as `git add
@@ -82,5 +84,43 @@ func TestSplitBase(t *testing.T) {
 		if rev != tc.rev || !cmp.Equal(objects, tc.objects) {
 			t.Errorf("SplitBase(%q) = %q %v, want %q %v", tc.in, rev, objects, tc.rev, tc.objects)
 		}
+	}
+}
+
+// TestSnapshotBaseBounded: a working tree whose untracked (not ignored)
+// files exceed the snapshot's bound is refused INPUT_LIMIT before
+// anything is hashed; ignored files do not count.
+func TestSnapshotBaseBounded(t *testing.T) {
+	repo, _ := newRepo(t, map[string]string{"a.txt": "a\n", ".gitignore": "ignored/\n"})
+	big := func(p string) {
+		t.Helper()
+		f, err := os.Create(filepath.Join(repo.Top, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(MaxSnapshotBytes/2 + 1); err != nil { // sparse: no disk used
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	os.Mkdir(filepath.Join(repo.Top, "ignored"), 0o755)
+	big("ignored/one.bin")
+	big("ignored/two.bin")
+	objects := gitRun(t, repo.Top, "count-objects", "-v")
+	if _, _, err := SnapshotBase(context.Background(), repo, t.TempDir()); err != nil {
+		t.Fatalf("ignored files counted: %v", err)
+	}
+	big("one.bin")
+	big("two.bin")
+	parent := t.TempDir()
+	_, _, err := SnapshotBase(context.Background(), repo, parent)
+	if fe := fault.From(err); err == nil || fe.Code != fault.InputLimit || fe.Reason != ReasonSnapshotTooLarge {
+		t.Fatalf("SnapshotBase over the bound = %v, want INPUT_LIMIT %s", err, ReasonSnapshotTooLarge)
+	}
+	if ents, _ := os.ReadDir(parent); len(ents) != 0 {
+		t.Errorf("the refused snapshot left %d entries", len(ents))
+	}
+	if o := gitRun(t, repo.Top, "count-objects", "-v"); o != objects {
+		t.Errorf("the user's object store changed")
 	}
 }
