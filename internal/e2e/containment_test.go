@@ -44,7 +44,7 @@ func TestConsultKernelContainment(t *testing.T) {
 	if res.IsError || sc["status"] != "completed" {
 		t.Fatalf("consult = %v", sc)
 	}
-	if sc["containment"] != "kernel" || sc["output"] != "KERNEL-CONSULT-ANSWER" || sc["continuationAvailable"] != false {
+	if sc["containment"] != "kernel" || sc["output"] != "KERNEL-CONSULT-ANSWER" || sc["continuationAvailable"] != true {
 		t.Errorf("consult = containment %v output %q continuation %v", sc["containment"], sc["output"], sc["continuationAvailable"])
 	}
 	if v, _ := sc["verification"].(string); !strings.Contains(v, "tools=[Glob,Grep,Read]") || !strings.Contains(v, "containment=kernel") {
