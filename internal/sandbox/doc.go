@@ -54,7 +54,11 @@
 // # Identity
 //
 // An unprivileged supervisor's command runs as namespace root mapped to
-// the supervisor's own uid. A root supervisor's command runs as host uid
+// the supervisor's own uid. It needs a cgroup delegated to it and a user
+// namespace with capabilities: a host that denies one is refused before
+// anything starts (sandbox.cgroup, sandbox.userns_unprivileged naming
+// the kernel setting). TestUnprivilegedSupervisor runs this path as uid
+// 65534 when the tests run as root. A root supervisor's command runs as host uid
 // and gid 65534 (nobody); a host process that also runs as nobody could
 // ptrace it, so keep nobody unused or run the supervisor unprivileged.
 //

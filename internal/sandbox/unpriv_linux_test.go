@@ -284,6 +284,7 @@ func unprivChild(t *testing.T, phase, state string) {
 		t.Run("gate", unprivGate)
 		t.Run("pinned", unprivPinned)
 		t.Run("userns refused", unprivUsernsRefused)
+		t.Run("seeded", TestCandidateSeeded)
 		t.Run("git", TestCandidateGit)
 		t.Run("git dir outside", TestGitDirOutsideWorkspace)
 		t.Run("verify", TestRunVerify)
