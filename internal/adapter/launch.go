@@ -43,6 +43,25 @@ type Proc interface {
 
 var _ Proc = (*process.Proc)(nil)
 
+// Refuser is a [Proc] whose supervisor can refuse a run after the CLI's
+// last record (the kernel sandbox: a pinned runtime file written during
+// the run). A backend that read its answer calls [Refused] after Wait.
+type Refuser interface {
+	// Refused is the supervisor's refusal of the ended run, nil when
+	// there is none or the run has not ended.
+	Refused() error
+}
+
+// Refused returns p's refusal of its ended run ([Refuser]), nil for a
+// Proc that cannot refuse after the fact. Call it after p.Wait; a
+// non-nil error discards the answer.
+func Refused(p Proc) error {
+	if r, ok := p.(Refuser); ok {
+		return r.Refused()
+	}
+	return nil
+}
+
 // Launcher starts a backend's CLI for one turn ([Turn.Launcher]). The
 // spec is the backend's own (path, argv of its verified profile, cwd =
 // the workspace, prompt on stdin); a launcher may move it elsewhere (the

@@ -95,6 +95,9 @@ func (b *Backend) Run(ctx context.Context, t adapter.Turn) (adapter.Result, erro
 		return adapter.Result{}, p.Classify(err)
 	}
 	p.Wait()
+	if err := adapter.Refused(p); err != nil {
+		return adapter.Result{}, err // the sandbox refused the run after its result
+	}
 	res.Containment = adapter.ContainmentProfile
 	if t.Launcher != nil {
 		res.Containment = t.Launcher.Containment()
