@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/coagent8/coagent8/internal/adapter"
 	"github.com/coagent8/coagent8/internal/fault"
@@ -87,6 +88,7 @@ func (s sessionState) inside() string { return insideProjects + s.cliSession + "
 // profile (a new CLI session replaces a kept one) and returns the file
 // the run's transcript is carried out to.
 func (s sessionState) begin() (sandbox.ScratchFile, error) {
+	pruneSessions(filepath.Dir(s.dir), time.Now().Add(-sessionStateTTL))
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return sandbox.ScratchFile{}, stateErr(fault.ProcessError, "delegation.session_state", "cannot create the session state directory "+s.dir, err)
 	}
@@ -95,6 +97,24 @@ func (s sessionState) begin() (sandbox.ScratchFile, error) {
 		return sandbox.ScratchFile{}, err
 	}
 	return s.out()
+}
+
+// sessionStateTTL is how long kept state outlives its session's last
+// turn: a coagent8 session idle for 2 hours cannot be continued
+// (session.DefaultIdleTTL), so state untouched for a day is garbage.
+const sessionStateTTL = 24 * time.Hour
+
+// pruneSessions removes the kept state of sessions whose record was
+// last written before cutoff (each new read-profile session prunes, so
+// the directory stays bounded by the sessions of one day).
+func pruneSessions(dir string, cutoff time.Time) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		fi, err := os.Lstat(filepath.Join(dir, e.Name(), "state.json"))
+		if err == nil && fi.ModTime().Before(cutoff) {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // out is the carry-out of this run's transcript into a fresh file.

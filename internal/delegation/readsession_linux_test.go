@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -208,5 +209,27 @@ func TestReadSessionReuseOnHost(t *testing.T) {
 	}
 	if HasSessionState(r.stateDir, host) {
 		t.Error("a host turn left read-profile state under its handle")
+	}
+}
+
+// TestReadSessionPrune: a new read-profile session removes the kept
+// state of sessions last written over a day ago (they cannot continue:
+// a session idle for 2 hours expires) and keeps recent ones.
+func TestReadSessionPrune(t *testing.T) {
+	state := t.TempDir()
+	kept := func(handle string, age time.Duration) string {
+		st := sessionState{dir: sessionDir(state, handle), handle: handle, cliSession: "0b5a3c1e-9d2f-4e6a-8b7c-1d2e3f4a5b6c"}
+		if _, err := st.begin(); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(-age)
+		os.Chtimes(st.recordPath(), old, old)
+		return st.dir
+	}
+	stale, recent := kept("syn_sess_stale", 25*time.Hour), kept("syn_sess_recent", 23*time.Hour)
+	kept("syn_sess_new", 0)
+	got := []bool{HasSessionState(state, "syn_sess_stale"), HasSessionState(state, "syn_sess_recent")}
+	if diff := cmp.Diff([]bool{false, true}, got); diff != "" {
+		t.Errorf("kept after prune (-want +got):\n%s\n%s %s", diff, stale, recent)
 	}
 }
