@@ -59,6 +59,47 @@ func TestConsultKernelSessionContinues(t *testing.T) {
 			t.Errorf("the second turn's request lacks %q: the CLI did not resume its session", s)
 		}
 	}
+
+	// The kept transcript changed on disk: the next turn is refused with
+	// that reason before anything runs, never a fresh session.
+	f, err := os.OpenFile(filepath.Join(delegation.SessionStateDir(state, h), "transcript.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"user","message":{"role":"user","content":"injected"}}` + "\n")
+	f.Close()
+	seen = len(double.Requests())
+	three, _ := call(t, cs, "consult", map[string]any{"proposal": "KERNEL-THIRD-QUESTION", "workspace_path": ws,
+		"backend": "claude", "model": delegateModel, "session_handle": h})
+	e, _ := three["error"].(map[string]any)
+	if three["status"] != "failed" || e["code"] != "SESSION_INVALID" || e["reason"] != delegation.ReasonSessionStateCorrupt {
+		t.Errorf("consult on a tampered state = status %v error %v", three["status"], e)
+	}
+	if n := len(double.Requests()) - seen; n != 0 {
+		t.Errorf("the double saw %d requests of the refused turn", n)
+	}
+}
+
+// TestConsultKernelSessionAuto: session_mode auto reuses the kernel
+// session of the workspace and continues it in the kernel, the CLI
+// resuming its own session.
+func TestConsultKernelSessionAuto(t *testing.T) {
+	double := providertest.NewAnthropic(t, providertest.Options{Default: providertest.Reply{Text: "AUTO-SESSION-ANSWER"}})
+	probe := providertest.NewAnthropic(t, providertest.Options{})
+	ws := gitWorkspace(t)
+	cs := connect(t, delegateEnv(t, probe.URL(), double.URL(), ""))
+	args := func(q string) map[string]any {
+		return map[string]any{"proposal": q, "workspace_path": ws, "backend": "claude", "model": delegateModel, "session_mode": "auto"}
+	}
+	one, _ := call(t, cs, "consult", args("AUTO-FIRST-QUESTION"))
+	two, _ := call(t, cs, "consult", args("AUTO-SECOND-QUESTION"))
+	if one["containment"] != "kernel" || two["containment"] != "kernel" || two["sessionHandle"] != one["sessionHandle"] || two["turn"] != float64(2) {
+		t.Fatalf("auto consults = %v / %v", one, two)
+	}
+	reqs := double.Requests()
+	if body := string(reqs[len(reqs)-1].Body); !strings.Contains(body, "AUTO-FIRST-QUESTION") || !strings.Contains(body, "AUTO-SECOND-QUESTION") {
+		t.Error("the reused session's CLI did not resume its session")
+	}
 }
 
 // TestConsultHostSessionStaysOnHost: a session whose first turn ran on
