@@ -35,12 +35,7 @@ func TestDelegateBaseUncommitted(t *testing.T) {
 	probe := providertest.NewAnthropic(t, providertest.Options{})
 	environ := delegateEnv(t, probe.URL(), double.URL(), "")
 	ws := gitWorkspace(t)
-	write := func(name, body string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(ws, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, body string) { t.Helper(); writeIn(t, ws, name, body) }
 	write("lines.txt", phonetic)
 	gitIn(t, ws, "add", "lines.txt")
 	gitIn(t, ws, "commit", "-q", "-m", "lines")
@@ -100,6 +95,14 @@ func TestDelegateBaseUncommitted(t *testing.T) {
 	}
 	if st := gitIn(t, ws, "status", "--porcelain"); st != " M lines.txt\n?? notes.txt\n" {
 		t.Errorf("git status after admit = %q", st)
+	}
+}
+
+// writeIn writes body to dir/name (0644).
+func writeIn(t *testing.T, dir, name, body string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -32,12 +32,7 @@ func TestDelegateBaseCommit(t *testing.T) {
 	probe := providertest.NewAnthropic(t, providertest.Options{})
 	environ := delegateEnv(t, probe.URL(), double.URL(), "")
 	ws := gitWorkspace(t)
-	write := func(name, body string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(ws, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, body string) { t.Helper(); writeIn(t, ws, name, body) }
 	write("lines.txt", phonetic)
 	write("old.txt", "only in the base\n")
 	gitIn(t, ws, "add", "-A")
