@@ -124,3 +124,8 @@ func (p *plan) attachPinned(root, dst string, fd int) {
 // lands before the command's exec, in the window only the after-exec
 // comparison covers.
 var testOnlyBeforeRelease func()
+
+// testOnlyAfterExecCheck, when set, runs after the after-exec comparison,
+// so a test can write into a pinned file strictly after it (the status
+// and output pipes are read on different goroutines).
+var testOnlyAfterExecCheck func()

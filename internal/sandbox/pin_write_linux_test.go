@@ -138,14 +138,22 @@ func TestPinWrittenInPlace(t *testing.T) {
 				if !tc.block && tc.atReady == nil {
 					stdinW.Close()
 				}
+				// A write at "ready" must follow the after-exec comparison
+				// (it is "during the run"): the output copier waits for it.
+				execChecked := make(chan struct{})
 				out := &onReady{do: func() {
 					if tc.atReady != nil {
+						<-execChecked
 						tc.atReady()
 					}
 					stdinW.Close()
 				}}
+				var once sync.Once
 				testOnlyAfterPin, testOnlyBeforeRelease, testOnlyPinByPath = tc.afterPin, tc.beforeRel, byPath
-				defer func() { testOnlyAfterPin, testOnlyBeforeRelease, testOnlyPinByPath = nil, nil, false }()
+				testOnlyAfterExecCheck = func() { once.Do(func() { close(execChecked) }) }
+				defer func() {
+					testOnlyAfterPin, testOnlyBeforeRelease, testOnlyPinByPath, testOnlyAfterExecCheck = nil, nil, false, nil
+				}()
 				spec := AgentSpec{Spec: Spec{Path: exe, ReadOnly: []string{exe, data}, Stdout: out, Stderr: io.Discard,
 					Limits: Limits{Wall: 20 * time.Second}}, Gate: func(net.Listener) {}, Stdin: stdinR,
 					Pinned: []Pin{{Path: exe, Check: digestCheck(sum(script))}, {Path: data, Check: check}}}

@@ -125,6 +125,9 @@ func (h *pid1) await(ctx context.Context, wall time.Duration, out *outputBound, 
 			if h.pinErr = h.pins.verify(pinAtExec); h.pinErr != nil {
 				class = ExitCancelled
 			}
+			if testOnlyAfterExecCheck != nil {
+				testOnlyAfterExecCheck()
+			}
 		case <-ctx.Done():
 			class = ExitCancelled
 		case <-timer.C:
