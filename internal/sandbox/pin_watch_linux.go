@@ -167,7 +167,7 @@ func (w *pinWatch) verify(when string) error {
 		if first == nil {
 			first = fault.New(fault.SandboxUnavailable, "sandbox.pin_changed", "the pinned file "+p+
 				" changed after its check ("+why[i]+"), seen "+when+": the run ran or would run bytes that were not checked, so its result is refused").
-				With("path", p).With("seen", when)
+				With("path", p).With("seen", when).With("missing", "the pinned file "+p+" unchanged since its check")
 		}
 	}
 	return first
