@@ -74,7 +74,7 @@ func (s *Sandbox) runJob(ctx context.Context, j job, digest string) (Receipt, er
 		return Receipt{}, err
 	}
 	defer cg.remove()
-	defer removeWorkDirs(j) // after the tree has ended (supervise returned)
+	defer finishCandidate(j) // after the tree has ended (supervise returned)
 	if err := s.supervise(ctx, j, root, cg, &rec, start); err != nil {
 		if len(rec.PinsChanged) > 0 {
 			// The command ran: its receipt comes with the refusal.

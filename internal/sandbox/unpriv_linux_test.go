@@ -343,9 +343,10 @@ mkdir -p /job/scratch/locked/deep; echo x > /job/scratch/locked/deep/f; chmod 00
 
 // unprivCandidate: the candidate overlay PID 1 clones itself: an edit, a
 // deletion, a rename and an addition land in upper/ (owned by us), the
-// workspace is byte-identical, candidate.Changes sees every change, an
-// owner-only file is readable, and the caller can remove its candidate
-// directory afterwards.
+// workspace is byte-identical, candidate.Changes sees every change (also
+// in a directory the command made mode 000), an owner-only file is
+// readable, and the candidate directory holds only upper/, which the
+// caller can remove.
 func unprivCandidate(t *testing.T) {
 	s := newUnprivSandbox(t)
 	ws, dir := t.TempDir(), t.TempDir()
@@ -357,7 +358,8 @@ func unprivCandidate(t *testing.T) {
 	before := treeHash(t, ws)
 	var out bytes.Buffer
 	script := `set -e; cd /job/workspace; id -u; echo new > mod.txt; rm del.txt; mv old.txt renamed.txt
-echo added > add.txt; echo y > d/y; cat private.txt keep.txt`
+echo added > add.txt; echo y > d/y; cat private.txt keep.txt
+mkdir locked; echo in > locked/f; echo hidden > locked/g; chmod 000 locked/g locked`
 	r, err := s.runAgentUnqualified(t, AgentSpec{Spec: Spec{Path: "/usr/bin/dash", Args: []string{"-c", script},
 		Stdout: &out, Stderr: &out}, Gate: func(net.Listener) {}, Candidate: &Candidate{Workspace: ws, Dir: dir}})
 	if err != nil || !r.Exit.Success() {
@@ -379,13 +381,21 @@ echo added > add.txt; echo y > d/y; cat private.txt keep.txt`
 		got[c.Path] = c.Kind.String()
 	}
 	want := map[string]string{"mod.txt": "modified", "del.txt": "deleted", "old.txt": "deleted", "renamed.txt": "added",
-		"add.txt": "added", "d/y": "added"}
+		"add.txt": "added", "d/y": "added", "locked": "added", "locked/f": "added", "locked/g": "added"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("candidate changes (-want +got):\n%s", d)
 	}
 	var st syscall.Stat_t
 	if err := syscall.Lstat(filepath.Join(upper, "renamed.txt"), &st); err != nil || int(st.Uid) != os.Geteuid() {
 		t.Errorf("upper/renamed.txt: %v, owner %d, want our uid %d", err, st.Uid, os.Geteuid())
+	}
+	// The command made these mode 000; their content is readable for the
+	// patch, as it is to a root supervisor.
+	if b, err := os.ReadFile(filepath.Join(upper, "locked", "g")); err != nil || string(b) != "hidden\n" {
+		t.Errorf("upper/locked/g: %q, %v", b, err)
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 1 || names[0].Name() != "upper" {
+		t.Errorf("the candidate directory holds %v, want upper/ only", names)
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		t.Errorf("the caller cannot remove its candidate directory: %v", err)
