@@ -120,5 +120,10 @@ func finishCandidate(j job) {
 	}
 	if j.git != nil && j.git.work != "" {
 		_ = removeTree(j.git.work)
+		if os.Geteuid() != 0 {
+			// Nothing reads the git layer's files; its directories must
+			// not keep the caller from removing the candidate directory.
+			grantOwner(unix.AT_FDCWD, j.git.upper, 0, 0)
+		}
 	}
 }

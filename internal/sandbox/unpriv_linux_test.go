@@ -285,6 +285,7 @@ func unprivChild(t *testing.T, phase, state string) {
 		t.Run("pinned", unprivPinned)
 		t.Run("userns refused", unprivUsernsRefused)
 		t.Run("seeded", TestCandidateSeeded)
+		t.Run("git layer removable", unprivGitLayer)
 		t.Run("git", TestCandidateGit)
 		t.Run("git dir outside", TestGitDirOutsideWorkspace)
 		t.Run("verify", TestRunVerify)
@@ -402,6 +403,25 @@ mkdir locked; echo in > locked/f; echo hidden > locked/g; chmod 000 locked/g loc
 	}
 	if left := jobRootsLeft(t, s); len(left) != 0 {
 		t.Errorf("job roots left: %v", left)
+	}
+}
+
+// unprivGitLayer: a directory the command made mode 000 in the git
+// directory's candidate layer (a linked worktree's common directory)
+// does not keep the caller from removing its candidate directory.
+func unprivGitLayer(t *testing.T) {
+	s := newUnprivSandbox(t)
+	l := linkedWorktree(t)
+	dir := t.TempDir()
+	script := `set -e; cd "$(git -C /job/workspace rev-parse --git-common-dir)"; mkdir -p x/y; echo z > x/y/z; chmod 000 x/y x`
+	var out bytes.Buffer
+	r, err := s.runAgentUnqualified(t, AgentSpec{Spec: Spec{Path: "/usr/bin/dash", Args: []string{"-c", script},
+		Stdout: &out, Stderr: &out}, Gate: func(net.Listener) {}, Candidate: &Candidate{Workspace: l.ws, Dir: dir}})
+	if err != nil || !r.Exit.Success() {
+		t.Fatalf("run: %v exit %+v\n%s", err, r.Exit, out.String())
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Errorf("the caller cannot remove its candidate directory: %v", err)
 	}
 }
 
