@@ -279,6 +279,7 @@ func unprivChild(t *testing.T, phase, state string) {
 	switch phase {
 	case "cases":
 		t.Run("task", unprivTask)
+		t.Run("stale root swept", unprivStaleSwept)
 		t.Run("candidate", unprivCandidate)
 		t.Run("read", unprivRead)
 		t.Run("gate", unprivGate)
@@ -339,6 +340,37 @@ mkdir -p /job/scratch/locked/deep; echo x > /job/scratch/locked/deep/f; chmod 00
 	}
 	if left := jobRootsLeft(t, s); len(left) != 0 {
 		t.Errorf("job roots left in the jobs directory: %v", left)
+	}
+}
+
+// unprivStaleSwept: the job root of a dead run holding a directory its
+// command made mode 000 is swept by the next run.
+func unprivStaleSwept(t *testing.T) {
+	s := newUnprivSandbox(t)
+	if err := ensureJobsDir(s.cfg.JobsDir); err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(s.cfg.JobsDir, newJobID())
+	writeTree(t, dead, map[string]string{"scratch/locked/deep/f": "x"})
+	f, err := lockJobRoot(dead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close() // its supervisor died: the kernel dropped the lock
+	for _, d := range []string{"scratch/locked/deep", "scratch/locked"} {
+		if err := os.Chmod(filepath.Join(dead, d), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * staleMinAge)
+	if err := os.Chtimes(dead, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if r := runUnqualified(t, s, testCtx(t), Spec{Path: "/usr/bin/true"}); !r.Exit.Success() {
+		t.Fatalf("exit %+v", r.Exit)
+	}
+	if left := jobRootsLeft(t, s); len(left) != 0 {
+		t.Errorf("job roots left after the sweep: %v", left)
 	}
 }
 
@@ -425,13 +457,17 @@ func unprivGitLayer(t *testing.T) {
 	}
 }
 
-// unprivRead: the read projection PID 1 binds itself is read-only.
+// unprivRead: the read projection PID 1 binds itself shows an
+// owner-only file and is read-only.
 func unprivRead(t *testing.T) {
 	s := newUnprivSandbox(t)
 	ws := t.TempDir()
 	writeTree(t, ws, map[string]string{"a.txt": "visible\n", "sub/b.txt": "b\n"})
+	if err := os.WriteFile(filepath.Join(ws, "private.txt"), []byte("owner only\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	before := treeHash(t, ws)
-	script := `cd /job/workspace; id -u; cat a.txt
+	script := `cd /job/workspace; id -u; cat a.txt private.txt
 for w in "echo x > a.txt" "echo x > new.txt" "rm sub/b.txt" "mkdir d" "chmod 777 a.txt" "touch sub/c" "mv a.txt z.txt"; do
   if sh -c "$w" 2>/dev/null; then echo "WROTE: $w"; fi
 done`
@@ -441,7 +477,7 @@ done`
 	if err != nil || !r.Exit.Success() {
 		t.Fatalf("run: %v exit %+v\n%s", err, r.Exit, out.String())
 	}
-	if got, want := out.String(), "0\nvisible\n"; got != want {
+	if got, want := out.String(), "0\nvisible\nowner only\n"; got != want {
 		t.Errorf("read profile printed %q, want %q", got, want)
 	}
 	if after := treeHash(t, ws); after != before {
