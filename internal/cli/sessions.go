@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coagent8/coagent8/internal/delegation"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/mcpserver"
 	"github.com/coagent8/coagent8/internal/redact"
@@ -139,7 +140,15 @@ func (l *lazySessions) CloseSession(ctx context.Context, ws, h string, del bool)
 	if err != nil {
 		return err
 	}
-	return s.CloseSession(ctx, ws, h, del)
+	if err := s.CloseSession(ctx, ws, h, del); err != nil {
+		return err
+	}
+	// A closed session never continues: the CLI state a kernel session
+	// kept for --resume goes with it.
+	if err := delegation.RemoveSessionState(l.a.env.StateDir(), h); err != nil {
+		l.log.Warn("kept session state not removed", "error", err.Error())
+	}
+	return nil
 }
 
 // Cancel implements mcpserver.SessionStore.

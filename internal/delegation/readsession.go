@@ -73,6 +73,16 @@ func HasSessionState(stateDir, handle string) bool {
 	return handle != "" && !errors.Is(err, fs.ErrNotExist)
 }
 
+// RemoveSessionState removes the read-profile state kept under handle
+// (a closed session never continues, and its transcript holds the
+// conversation); none is not an error.
+func RemoveSessionState(stateDir, handle string) error {
+	if handle == "" {
+		return nil
+	}
+	return os.RemoveAll(sessionDir(stateDir, handle))
+}
+
 // sessionState is one launch's view of a handle's kept state.
 type sessionState struct {
 	dir, handle, cliSession string

@@ -87,7 +87,8 @@ func TestConsultKernelSessionAuto(t *testing.T) {
 	double := providertest.NewAnthropic(t, providertest.Options{Default: providertest.Reply{Text: "AUTO-SESSION-ANSWER"}})
 	probe := providertest.NewAnthropic(t, providertest.Options{})
 	ws := gitWorkspace(t)
-	cs := connect(t, delegateEnv(t, probe.URL(), double.URL(), ""))
+	environ := delegateEnv(t, probe.URL(), double.URL(), "")
+	cs := connect(t, environ)
 	args := func(q string) map[string]any {
 		return map[string]any{"proposal": q, "workspace_path": ws, "backend": "claude", "model": delegateModel, "session_mode": "auto"}
 	}
@@ -99,6 +100,18 @@ func TestConsultKernelSessionAuto(t *testing.T) {
 	reqs := double.Requests()
 	if body := string(reqs[len(reqs)-1].Body); !strings.Contains(body, "AUTO-FIRST-QUESTION") || !strings.Contains(body, "AUTO-SECOND-QUESTION") {
 		t.Error("the reused session's CLI did not resume its session")
+	}
+	// Closing the session removes the CLI state kept for it.
+	h, _ := one["sessionHandle"].(string)
+	state := filepath.Join(homeOf(environ), ".coagent8")
+	if !delegation.HasSessionState(state, h) {
+		t.Fatal("no state kept for the kernel session")
+	}
+	if sc, res := call(t, cs, "session", map[string]any{"action": "close", "workspace_path": ws, "session_handle": h}); res.IsError || sc["closed"] != true {
+		t.Fatalf("close = %v", sc)
+	}
+	if delegation.HasSessionState(state, h) {
+		t.Error("the closed session's kept CLI state is still there")
 	}
 }
 
