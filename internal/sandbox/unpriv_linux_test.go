@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -320,8 +321,9 @@ func jobRootsLeft(t *testing.T, s *Sandbox) []string {
 }
 
 // unprivTask: the task profile runs a command as namespace root (our
-// uid) on a copy of the input; a directory the command made inaccessible
-// in scratch does not keep its job root behind.
+// uid) on a copy of the input; artifacts it made mode 000 are collected;
+// a directory it made inaccessible in scratch does not keep its job root
+// behind.
 func unprivTask(t *testing.T) {
 	s := newUnprivSandbox(t)
 	in := t.TempDir()
@@ -329,11 +331,23 @@ func unprivTask(t *testing.T) {
 	before := treeHash(t, in)
 	var out bytes.Buffer
 	script := `set -e; id -u; cat in.txt; echo made > out.txt; cat out.txt
-mkdir -p /job/scratch/locked/deep; echo x > /job/scratch/locked/deep/f; chmod 000 /job/scratch/locked/deep /job/scratch/locked`
+mkdir -p /job/scratch/locked/deep; echo x > /job/scratch/locked/deep/f; chmod 000 /job/scratch/locked/deep /job/scratch/locked
+cd /job/artifacts; echo art > r.txt; mkdir sub; echo s > sub/s.txt; chmod 000 r.txt sub/s.txt sub`
+	arts := t.TempDir()
 	r := runUnqualified(t, s, testCtx(t), Spec{Path: "/usr/bin/dash", Args: []string{"-c", script}, Input: in,
-		Stdout: &out, Stderr: &out})
+		ArtifactsTo: arts, Stdout: &out, Stderr: &out})
 	if !r.Exit.Success() || out.String() != "0\ninput\nmade\n" {
 		t.Errorf("exit %+v output %q, want success and %q", r.Exit, out.String(), "0\ninput\nmade\n")
+	}
+	// Artifacts the command made mode 000 are collected, as by a root
+	// supervisor.
+	var got []string
+	for _, a := range r.Artifacts {
+		got = append(got, a.Path)
+	}
+	slices.Sort(got)
+	if d := cmp.Diff([]string{"r.txt", "sub/s.txt"}, got); d != "" || len(r.ArtifactsRejected) != 0 {
+		t.Errorf("artifacts (-want +got):\n%s\nrejected %v", d, r.ArtifactsRejected)
 	}
 	if after := treeHash(t, in); after != before {
 		t.Error("the input directory changed")
