@@ -55,12 +55,14 @@ const (
 // supervisor, for real: the parent (root in CI) copies this test binary
 // into a 0755 directory, delegates a cgroup to uid 65534, and runs the
 // copy as 65534 (no capabilities, no supplementary groups) with its own
-// HOME and TMPDIR. Phase "cases": the task profile running a command, the
-// candidate profile (edit, deletion, rename; the workspace untouched;
+// HOME and TMPDIR. Phase "cases": the task profile running a command
+// (artifacts, job roots removed, a dead run's root swept), the candidate
+// profile (edit, deletion, rename; the workspace untouched;
 // candidate.Changes sees them; the caller can remove its candidate
-// directory), the read profile (writes refused), the agent profile's
-// gate channel (loopback to anything else fails), a pinned executable
-// (checked by descriptor), the userns refusal, the git views and a full
+// directory; also after the command made entries mode 000; seeded), the
+// read profile (writes refused), the agent profile's gate channel
+// (loopback to anything else fails), a pinned executable (checked by
+// descriptor), the userns refusal, the git views, verify and a full
 // qualification. Then the parent changes one byte of the copy, and phase
 // "changed" is refused for want of a qualification. Run by a non-root
 // user the parent runs the copy as itself.
