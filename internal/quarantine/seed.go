@@ -384,10 +384,16 @@ func (s *Seed) blobID(data []byte) string {
 
 // Changes returns the agent's changes against the base, from changes,
 // the candidate's changed-file set against the checkout (upper is the
-// layer after the run): a path the seed wrote and the agent left as the
-// base has it is no change; a file of the base that the agent removed
-// where the checkout has none (so overlayfs left no whiteout) is a
-// deletion; directories the seed made are no change of the agent's.
+// layer after the run, the agent's processes gone). A path the seed
+// wrote is compared with what the base has there, never with the
+// checkout: left as the base has it, it is no change; made what the
+// checkout has (an edit back to HEAD's content, a file the base lacks
+// re-created as HEAD has it, HEAD's executable bit or link target) it is
+// a change even though changes does not list it; a base file removed, or
+// replaced by a directory, is its deletion. Directories the seed made
+// are no change of the agent's. The layer is looked up component by
+// component without following a link (an agent's link out of the tree
+// in place of a seeded directory is a change, not an unreadable path).
 // Errors: PROCESS_ERROR [ReasonRead] when a seeded path cannot be read.
 func (s *Seed) Changes(upper string, changes []candidate.Change) ([]candidate.Change, error) {
 	root, err := os.OpenRoot(upper)
@@ -395,71 +401,136 @@ func (s *Seed) Changes(upper string, changes []candidate.Change) ([]candidate.Ch
 		return nil, fault.Wrap(fault.ProcessError, ReasonRead, "The candidate directory cannot be read.", err)
 	}
 	defer root.Close()
+	readErr := func(p string, err error) error {
+		return fault.Wrap(fault.ProcessError, ReasonRead, fmt.Sprintf("The candidate file %q cannot be read.", p), err).With("path", p)
+	}
 	seen := map[string]bool{}
 	var out []candidate.Change
 	for _, c := range changes {
 		seen[c.Path] = true
-		same, err := s.unchanged(root, c)
-		if err != nil {
-			return nil, fault.Wrap(fault.ProcessError, ReasonRead, fmt.Sprintf("The candidate file %q cannot be read.", c.Path), err).With("path", c.Path)
-		}
-		if !same {
+		sp, seeded := s.paths[c.Path]
+		switch {
+		case !seeded && s.dirs[c.Path] && c.Mode.IsDir():
+			continue // the seed's own directory
+		case !seeded && s.dirs[c.Path]:
+			// The base has a directory here (its files are seeded paths
+			// of their own): the entry replaced it.
+			c.Kind, c.OldMode = candidate.Modified, fs.ModeDir|0o755
 			out = append(out, c)
+			continue
+		case !seeded:
+			out = append(out, c)
+			continue
+		}
+		m := layerEntry{Mode: c.Mode, Target: c.Target, present: c.Kind != candidate.Deleted}
+		ch, err := s.against(root, c.Path, sp, m)
+		if err != nil {
+			return nil, readErr(c.Path, err)
+		}
+		if ch != nil {
+			out = append(out, *ch)
 		}
 	}
 	for p, sp := range s.paths {
-		if seen[p] || sp.deleted {
+		if seen[p] {
 			continue
 		}
-		_, err := root.Lstat(filepath.FromSlash(p))
-		if err == nil {
-			continue
+		// Not listed: the merged view there is the layer's entry, or
+		// nothing (the seed's entry is gone and the checkout's is hidden,
+		// or it has none).
+		m, err := lookup(root, p)
+		if err != nil {
+			return nil, readErr(p, err)
 		}
-		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
-			return nil, fault.Wrap(fault.ProcessError, ReasonRead, fmt.Sprintf("The candidate file %q cannot be read.", p), err).With("path", p)
+		ch, err := s.against(root, p, sp, m)
+		if err != nil {
+			return nil, readErr(p, err)
 		}
-		mode, _ := blobMode(sp.mode)
-		out = append(out, candidate.Change{Path: p, Kind: candidate.Deleted, Mode: mode, OldMode: mode})
+		if ch != nil {
+			out = append(out, *ch)
+		}
 	}
 	slices.SortFunc(out, func(a, b candidate.Change) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
 }
 
-// unchanged reports whether change c is the seed's own content.
-func (s *Seed) unchanged(root *os.Root, c candidate.Change) (bool, error) {
-	if c.Mode.IsDir() {
-		return s.dirs[c.Path], nil
+// layerEntry is what the merged view has at a path after the run.
+type layerEntry struct {
+	present bool
+	Mode    fs.FileMode
+	Target  string
+}
+
+// lookup returns the upper layer's entry at p, never following a link:
+// absent when p or an ancestor is missing, an ancestor is not a
+// directory, or p is a whiteout.
+func lookup(root *os.Root, p string) (layerEntry, error) {
+	parts := strings.Split(p, "/")
+	for i := range parts {
+		st, err := root.Lstat(filepath.FromSlash(strings.Join(parts[:i+1], "/")))
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+			return layerEntry{}, nil
+		case err != nil:
+			return layerEntry{}, err
+		case i < len(parts)-1 && !st.IsDir():
+			return layerEntry{}, nil // a file or link where the base has a directory: nothing below it
+		case i == len(parts)-1:
+			if st.Mode()&fs.ModeCharDevice != 0 {
+				return layerEntry{}, nil // a whiteout (candidate.Changes refuses any other device)
+			}
+			e := layerEntry{present: true, Mode: st.Mode()}
+			if st.Mode()&fs.ModeSymlink != 0 {
+				if e.Target, err = root.Readlink(filepath.FromSlash(p)); err != nil {
+					return layerEntry{}, err
+				}
+			}
+			return e, nil
+		}
 	}
-	sp, ok := s.paths[c.Path]
+	return layerEntry{}, nil
+}
+
+// against returns the change at seeded path p from what the base has
+// there (sp) to what the merged view has (m), nil when they are the same.
+func (s *Seed) against(root *os.Root, p string, sp seedPath, m layerEntry) (*candidate.Change, error) {
+	base, _ := blobMode(sp.mode)
 	switch {
-	case !ok:
-		return false, nil
+	case sp.deleted && (!m.present || m.Mode.IsDir()):
+		return nil, nil // nothing in the base, nothing (or only a directory, whose files are changes of their own) now
 	case sp.deleted:
-		return c.Kind == candidate.Deleted, nil
-	case c.Kind == candidate.Deleted:
-		return false, nil
+		return &candidate.Change{Path: p, Kind: candidate.Added, Mode: m.Mode, Target: m.Target}, nil
+	case !m.present:
+		return &candidate.Change{Path: p, Kind: candidate.Deleted, Mode: base, OldMode: base}, nil
+	case m.Mode.IsDir():
+		// A directory where the base has a file: the file's removal.
+		return &candidate.Change{Path: p, Kind: candidate.Modified, Mode: m.Mode, OldMode: base}, nil
 	}
+	same, err := s.sameBlob(root, p, sp, m)
+	if err != nil || same {
+		return nil, err
+	}
+	return &candidate.Change{Path: p, Kind: candidate.Modified, Mode: m.Mode, OldMode: base, Target: m.Target}, nil
+}
+
+// sameBlob reports whether the merged entry m at p (a file or link) is
+// the seed's blob sp: the same type, executable bit and bytes.
+func (s *Seed) sameBlob(root *os.Root, p string, sp seedPath, m layerEntry) (bool, error) {
 	want, _ := blobMode(sp.mode)
-	if c.Mode.Type() != want.Type() || (c.Mode&0o111 != 0) != (want&0o111 != 0) {
+	if m.Mode.Type() != want.Type() || (m.Mode&0o111 != 0) != (want&0o111 != 0) {
 		return false, nil
 	}
-	var data []byte
-	if c.Mode&fs.ModeSymlink != 0 {
-		t, err := root.Readlink(filepath.FromSlash(c.Path))
-		if err != nil {
-			return false, err
-		}
-		data = []byte(t)
-	} else {
-		f, err := root.Open(filepath.FromSlash(c.Path))
-		if err != nil {
-			return false, err
-		}
-		data, err = io.ReadAll(io.LimitReader(f, MaxPatchBytes+1))
-		f.Close()
-		if err != nil {
-			return false, err
-		}
+	if m.Mode&fs.ModeSymlink != 0 {
+		return s.blobID([]byte(m.Target)) == sp.id, nil
+	}
+	f, err := root.Open(filepath.FromSlash(p)) // lstat'ed a regular file (the agent is gone)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxPatchBytes+1))
+	if err != nil {
+		return false, err
 	}
 	return s.blobID(data) == sp.id, nil
 }

@@ -1,0 +1,148 @@
+package quarantine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/coagent8/coagent8/internal/candidate"
+)
+
+// seedAndRun seeds base over the checkout top (at head), lets agent edit
+// the upper layer as the agent's writes through the overlay leave it,
+// and returns the agent's changes against the base ([Seed.Changes]) and
+// the candidate built from them.
+func seedAndRun(t *testing.T, top, head, base string, agent func(upper string)) ([]string, *Candidate) {
+	t.Helper()
+	repo := openRepo(t, top)
+	upper := filepath.Join(t.TempDir(), "upper")
+	seed, err := SeedBase(context.Background(), repo, head, base, upper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent(upper)
+	ch, err := candidate.Changes(top, upper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := seed.Changes(upper, ch)
+	if err != nil {
+		t.Fatalf("seed.Changes: %v", err)
+	}
+	var kinds []string
+	for _, c := range own {
+		kinds = append(kinds, c.Kind.String()+" "+c.Path)
+	}
+	c, err := Build(context.Background(), Input{Repo: repo, Base: base, Upper: upper, Changes: own})
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	return kinds, c
+}
+
+// recreate replaces the upper entry p (a whiteout the seed made) by a
+// file, as overlayfs does when the agent creates a file over a whiteout.
+func recreate(t *testing.T, upper, p, body string) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(upper, p)); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, upper, p, body)
+}
+
+// TestSeedAgentMatchesHead (issue 16 red team): an agent change that
+// makes a seeded path what the checkout (HEAD) has there is still a
+// change against the base: candidate.Changes compares with the checkout
+// and so does not list it, and the patch (relative to the base) must
+// carry it. Each case once: an edit back to HEAD's content, a file the
+// base lacks re-created as HEAD has it, an executable bit set as HEAD
+// has it, a symbolic link retargeted to HEAD's target. Before the fix
+// each was silently left out of the patch.
+func TestSeedAgentMatchesHead(t *testing.T) {
+	repo, _ := newRepo(t, map[string]string{"a.txt": "a-old\n", "m.sh": "echo m\n", "keep.txt": "k\n"})
+	top := repo.Top
+	if err := os.Symlink("t1", filepath.Join(top, "l")); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, top, "add", "-A")
+	gitRun(t, top, "commit", "-q", "-m", "base")
+	base := gitRun(t, top, "rev-parse", "HEAD")
+	writeFile(t, top, "a.txt", "a-new\n")
+	writeFile(t, top, "new.txt", "only in HEAD\n")
+	os.Chmod(filepath.Join(top, "m.sh"), 0o755)
+	os.Remove(filepath.Join(top, "l"))
+	os.Symlink("t2", filepath.Join(top, "l"))
+	gitRun(t, top, "add", "-A")
+	gitRun(t, top, "commit", "-q", "-m", "head")
+	head := gitRun(t, top, "rev-parse", "HEAD")
+
+	kinds, c := seedAndRun(t, top, head, base, func(upper string) {
+		writeFile(t, upper, "a.txt", "a-new\n")
+		recreate(t, upper, "new.txt", "only in HEAD\n")
+		if err := os.Chmod(filepath.Join(upper, "m.sh"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(filepath.Join(upper, "l"))
+		if err := os.Symlink("t2", filepath.Join(upper, "l")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if d := cmp.Diff([]string{"modified a.txt", "modified l", "modified m.sh", "added new.txt"}, kinds); d != "" {
+		t.Errorf("the agent's changes against the base (-want +got):\n%s", d)
+	}
+	p := string(c.Patch)
+	for _, want := range []string{"-a-old\n+a-new", "new file mode 100644", "+only in HEAD", "old mode 100644\nnew mode 100755", "-t1\n\\ No newline at end of file\n+t2"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("patch lacks %q:\n%s", want, p)
+		}
+	}
+}
+
+// TestSeedAgentReplacesSeededEntry (issue 16 red team): the agent
+// replaces what the seed wrote by another type. A base-only file
+// replaced by an empty directory is the file's deletion (the directory
+// alone was listed, so the deletion was lost); a directory the seed
+// made (HEAD has a file there) replaced by a link out of the tree is the
+// link plus the deletion of the directory's file (the layer lookup
+// followed the link and the job failed PROCESS_ERROR quarantine.read
+// naming dir/x.txt instead of reporting the link).
+func TestSeedAgentReplacesSeededEntry(t *testing.T) {
+	top, base, head := seededRepo(t)
+	kinds, c := seedAndRun(t, top, head, base, func(upper string) {
+		if err := os.Remove(filepath.Join(upper, "gone.txt")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(filepath.Join(upper, "gone.txt"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// rm -r dir over the checkout's file "dir" leaves a whiteout,
+		// which the new link replaces.
+		if err := os.RemoveAll(filepath.Join(upper, "dir")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("/etc", filepath.Join(upper, "dir")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if d := cmp.Diff([]string{"added dir", "deleted dir/x.txt", "modified gone.txt"}, kinds); d != "" {
+		t.Errorf("the agent's changes against the base (-want +got):\n%s", d)
+	}
+	p := string(c.Patch)
+	for _, want := range []string{"diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644", "diff --git a/dir/x.txt b/dir/x.txt\ndeleted file mode 100644",
+		"diff --git a/dir b/dir\nnew file mode 120000"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("patch lacks %q:\n%s", want, p)
+		}
+	}
+	var rules []string
+	for _, f := range c.Findings {
+		rules = append(rules, f.Rule+" "+f.Path)
+	}
+	if d := cmp.Diff([]string{RuleSymlinkEscape + " dir"}, rules); d != "" {
+		t.Errorf("findings (-want +got):\n%s", d)
+	}
+}
