@@ -182,19 +182,21 @@ func (cg *jobCgroups) arm(lim Limits) error {
 	return nil
 }
 
-// cpuWeights are the scheduling weights of a job's cpu cgroup and of the
-// coagent8 cgroup above it: v1 cpu.shares (1024 = one nice-0 task, range
-// [2, 262144]) or, with v2, cpu.weight (100 = one task, range [1, 10000]).
-// The scheduler weighs a cgroup as one entity against its siblings — on
-// a hybrid host the cpu hierarchy's root, where every other process of
-// the host runs, each thread weighed as one task. At the default weight a
-// job of any quota competed as a single thread, so a busy host starved a
-// multi-threaded CLI that unsandboxed would get one share per thread
-// (BenchmarkClaudeJob at load 6 on 2 cores: 4010 ms against 2964 ms with
-// these weights, direct 3291 ms). The job weighs as many tasks as its
-// quota has cores (millicores/1000, at least one task's worth of the
-// smallest quota) and all jobs together as many as the host has cores:
-// a weight only orders contention, the quota still bounds what the job
+// cpuWeights returns the scheduling weights of a job's cpu cgroup and
+// of the coagent8 cgroup above it, for a quota of millicores on a host of
+// hostCPUs: v1 cpu.shares (1024 = one nice-0 task, kernel range [2,
+// 262144]) or, with v2, cpu.weight (100 = one task, range [1, 10000]),
+// clamped to the range. The job weighs as many tasks as its quota has
+// cores, all jobs together as many as the host has cores.
+//
+// Why: the scheduler weighs a cgroup as one entity against its siblings
+// — on a hybrid host the cpu hierarchy's root, where every other process
+// runs, each thread weighed as one task. At the kernel's default weight
+// a job of any quota competed as a single thread, so a busy host starved
+// a multi-threaded CLI that unsandboxed gets one share per thread (a
+// traced Claude Code job at load 6 on 2 cores: 4010 ms at the default
+// weight, 2964 ms with these, 3291 ms unsandboxed; docs/PERFORMANCE.md).
+// A weight only orders contention; the quota still bounds what the job
 // may use.
 func cpuWeights(millicores int64, hostCPUs int, v2 bool) (job, parent int64) {
 	unit, lo, hi := int64(1024), int64(2), int64(262144)
