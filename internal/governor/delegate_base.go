@@ -57,15 +57,35 @@ func (g *Governor) delegateBase(ctx context.Context, ws, base string) (baseRef, 
 	if !revText(base) {
 		return baseRef{}, fault.New(fault.InvalidInput, ReasonBase, `base must be "HEAD" (the default), a commit, or "uncommitted"`)
 	}
+	rev := ""
+	if base != "" && base != "HEAD" {
+		if rev, err = resolveCommit(ctx, repo, base); err != nil {
+			if _, herr := repoHead(ctx, repo); herr != nil {
+				return baseRef{}, herr // no commit at all: the real cause
+			}
+			return baseRef{}, err
+		}
+	}
+	return placeBase(ctx, repo, base, rev)
+}
+
+// placeBase checks commit rev ("" = HEAD's) against the checkout as it is
+// now and says how the candidate starts from it: the checkout's tracked
+// files must be HEAD's (delegate.workspace_dirty), and a commit other
+// than HEAD is seeded (head set), which needs the workspace's .git to be
+// a directory (delegate.base_not_head) and a seedable difference
+// ([quarantine.CheckSeed]). base is the caller's text, for messages.
+// Called when the base is resolved and again just before the job starts
+// ([Governor.restateBase]): the user may commit or edit while the job
+// question is open.
+func placeBase(ctx context.Context, repo *gitrepo.Repo, base, rev string) (baseRef, error) {
 	h, err := repoHead(ctx, repo)
 	if err != nil {
 		return baseRef{}, err
 	}
 	ref := baseRef{rev: h.commit}
-	if base != "" && base != "HEAD" {
-		if ref.rev, err = resolveCommit(ctx, repo, base); err != nil {
-			return baseRef{}, err
-		}
+	if rev != "" {
+		ref.rev = rev
 	}
 	if h.dirty {
 		return baseRef{}, fault.New(fault.InvalidInput, ReasonDirty, "the workspace has uncommitted changes to tracked files and the candidate sees the checkout as it is: "+
@@ -73,6 +93,9 @@ func (g *Governor) delegateBase(ctx context.Context, ws, base string) (baseRef, 
 	}
 	if ref.rev == h.commit {
 		return ref, nil
+	}
+	if base == "" {
+		base = "HEAD"
 	}
 	if st, err := os.Lstat(filepath.Join(repo.Top, ".git")); err != nil || !st.IsDir() {
 		return baseRef{}, fault.New(fault.InvalidInput, ReasonBaseNotHead, "base "+base+" is commit "+ref.rev[:12]+", not the checkout's HEAD "+h.commit[:12]+
@@ -84,6 +107,25 @@ func (g *Governor) delegateBase(ctx context.Context, ws, base string) (baseRef, 
 	}
 	ref.head = h.commit
 	return ref, nil
+}
+
+// restateBase places the resolved base again against the checkout as it
+// is when the job starts: the job question may have been open for
+// minutes, and a commit made meanwhile moved the candidate's lower layer
+// (the checkout), so a seed computed from the HEAD of the question would
+// show neither the base nor HEAD. The commit stays the one resolved (and
+// approved); only its placement follows the checkout: a base that was
+// HEAD and no longer is becomes a seeded base, a seeded base whose
+// commit is now HEAD needs no seed. Errors as [placeBase]'s.
+func (g *Governor) restateBase(ctx context.Context, ws string, base baseRef) (baseRef, error) {
+	if base.rev == BaseUncommitted {
+		return base, nil
+	}
+	repo, err := gitrepo.Open(ctx, g.env, ws)
+	if err != nil {
+		return baseRef{}, err
+	}
+	return placeBase(ctx, repo, base.rev, base.rev)
 }
 
 // revText reports whether s may be given to git as a revision: empty

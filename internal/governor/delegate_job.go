@@ -78,6 +78,12 @@ func (g *Governor) deps(ctx context.Context) (DelegateDeps, error) {
 
 // startJob creates the job row and its grant and starts the agent.
 func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, base baseRef) (JobView, error) {
+	// The question may have been open for minutes: the base is placed
+	// against the checkout as it is now, before anything is made.
+	base, err := g.restateBase(ctx, q.Workspace, base)
+	if err != nil {
+		return JobView{}, err
+	}
 	deps, err := g.deps(ctx)
 	if err != nil {
 		return JobView{}, err
