@@ -3,6 +3,7 @@ package quarantine
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -144,5 +145,47 @@ func TestSeedAgentReplacesSeededEntry(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{RuleSymlinkEscape + " dir"}, rules); d != "" {
 		t.Errorf("findings (-want +got):\n%s", d)
+	}
+}
+
+// TestSeedCraftedTreeNeverWritesThroughLink (issue 16 red team): a base
+// commit whose tree git mktree was made to hold a symbolic link "l" to a
+// directory outside and a directory "l" with a file (a tree no checkout
+// makes, which git accepts) is seeded without anything written through
+// the link: the seed replaces its own link by the directory, and the
+// writes go through os.Root, which refuses a path leaving the layer.
+func TestSeedCraftedTreeNeverWritesThroughLink(t *testing.T) {
+	repo, head := newRepo(t, map[string]string{"f": "f\n"})
+	top, outside := repo.Top, t.TempDir()
+	obj := func(body string) string {
+		cmd := exec.Command("git", "hash-object", "-w", "--stdin")
+		cmd.Dir, cmd.Stdin = top, strings.NewReader(body)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	mktree := func(entries string) string {
+		cmd := exec.Command("git", "mktree")
+		cmd.Dir, cmd.Stdin = top, strings.NewReader(entries)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	sub := mktree("100644 blob " + obj("written through the link\n") + "\tx\n")
+	tree := mktree("100644 blob " + gitRun(t, top, "rev-parse", "HEAD:f") + "\tf\n120000 blob " + obj(outside) + "\tl\n040000 tree " + sub + "\tl\n")
+	base := gitRun(t, top, "commit-tree", tree, "-p", head, "-m", "crafted")
+	upper := filepath.Join(t.TempDir(), "upper")
+	_, err := SeedBase(context.Background(), openRepo(t, top), head, base, upper)
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Fatalf("the seed wrote through its link: %v in the outside directory (SeedBase: %v)", ents, err)
+	}
+	if err == nil {
+		if st, lerr := os.Lstat(filepath.Join(upper, "l")); lerr != nil || !st.IsDir() {
+			t.Errorf("upper/l = %v, %v; want the directory in place of the link", st, lerr)
+		}
 	}
 }
