@@ -81,8 +81,8 @@ func mkdirOwned(scratch, dir string, owner int) error {
 
 // collectScratch copies each file out of the ended job's scratch to its
 // host file. What the command left is untrusted: it is opened beneath
-// the job root without following any symlink, must be a regular file
-// within its bound, and is written to a new 0600 file; anything else is
+// the job root without following any symlink or blocking on a FIFO, must
+// be a regular file within its bound, and is written to a new 0600 file; anything else is
 // skipped (the caller finds no host file).
 func collectScratch(root string, out []ScratchFile) {
 	if len(out) == 0 {
@@ -99,7 +99,10 @@ func collectScratch(root string, out []ScratchFile) {
 }
 
 func collectOne(rfd int, f ScratchFile) {
-	fd, err := openBeneath(rfd, "scratch/"+f.Rel, unix.O_RDONLY)
+	// O_NONBLOCK: the command may have left a FIFO there, and with its
+	// tree ended a blocking open would wait for a writer for good; the
+	// Stat below then skips it (a regular file reads the same).
+	fd, err := openBeneath(rfd, "scratch/"+f.Rel, unix.O_RDONLY|unix.O_NONBLOCK)
 	if err != nil {
 		return
 	}

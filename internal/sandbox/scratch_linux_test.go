@@ -76,3 +76,41 @@ ln -s /etc/passwd /job/scratch/cfg/p/link; mkdir /job/scratch/cfg/p/dir; head -c
 		})
 	}
 }
+
+// TestScratchOutFIFO: a FIFO the command leaves where a carried-out file
+// is expected is skipped like a symlink, not opened for reading: the
+// tree has ended, so nothing would ever write it and the open blocked
+// the run (and the turn behind it) for good.
+func TestScratchOutFIFO(t *testing.T) {
+	s := newTestSandbox(t)
+	sh, _ := filepath.EvalSymlinks("/bin/sh")
+	host := t.TempDir()
+	spec := Spec{Path: sh, Args: []string{"-c", "mkfifo /job/scratch/s.jsonl"}, Limits: Limits{Wall: time.Minute},
+		ScratchOut: []ScratchFile{{Rel: "s.jsonl", Host: filepath.Join(host, "out"), Max: 16}}}
+	j, err := s.admit(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		r   Receipt
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := s.runJob(testCtx(t), j, "test")
+		done <- result{r, err}
+	}()
+	// Only a hang reaches the timeout: the run itself takes well under a
+	// second, and its wall limit is a minute.
+	select {
+	case res := <-done:
+		if res.err != nil || !res.r.Exit.Success() {
+			t.Fatalf("run: %+v %v", res.r.Exit, res.err)
+		}
+	case <-time.After(3 * time.Minute):
+		t.Fatal("the run did not return: the FIFO left in scratch was opened for reading")
+	}
+	if _, err := os.Lstat(filepath.Join(host, "out")); err == nil {
+		t.Error("the FIFO was carried out")
+	}
+}
