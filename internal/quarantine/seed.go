@@ -390,8 +390,9 @@ func (s *Seed) blobID(data []byte) string {
 // checkout has (an edit back to HEAD's content, a file the base lacks
 // re-created as HEAD has it, HEAD's executable bit or link target) it is
 // a change even though changes does not list it; a base file removed, or
-// replaced by a directory, is its deletion. Directories the seed made
-// are no change of the agent's. The layer is looked up component by
+// replaced by a directory, is its deletion. Directories the seed made,
+// and directories of the checkout that are gone, are no change of the
+// agent's (git tracks their files only). The layer is looked up component by
 // component without following a link (an agent's link out of the tree
 // in place of a seeded directory is a change, not an unreadable path).
 // Errors: PROCESS_ERROR [ReasonRead] when a seeded path cannot be read.
@@ -412,6 +413,12 @@ func (s *Seed) Changes(upper string, changes []candidate.Change) ([]candidate.Ch
 		switch {
 		case !seeded && s.dirs[c.Path] && c.Mode.IsDir():
 			continue // the seed's own directory
+		case !seeded && c.Kind == candidate.Deleted && c.Mode.IsDir():
+			// A directory of the checkout that is gone: the base has no
+			// file at its path (that would be seeded), and its files are
+			// changes of their own (a base file replacing a directory of
+			// HEAD lists the directory's subdirectories).
+			continue
 		case !seeded && s.dirs[c.Path]:
 			// The base has a directory here (its files are seeded paths
 			// of their own): the entry replaced it.

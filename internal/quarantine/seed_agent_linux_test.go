@@ -189,3 +189,88 @@ func TestSeedCraftedTreeNeverWritesThroughLink(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedTypeChains (issue 16 red team): bases whose paths change type
+// against HEAD are seeded as the base has them and, with nothing done by
+// the agent, leave no change: a directory of HEAD that the base has as a
+// file (diff-tree lists the file before the directory's deletions), a
+// file of HEAD below which the base has a deeper directory chain, and a
+// link of HEAD that the base has as a directory.
+func TestSeedTypeChains(t *testing.T) {
+	for name, tc := range map[string]struct {
+		head, base map[string]string // "@l:" a symbolic link to the rest
+		want       map[string]string // upper entries: "file", "dir", "whiteout", "link"
+	}{
+		"dir to file": {head: map[string]string{"d/a": "a\n", "d/b/c": "c\n"}, base: map[string]string{"d": "now a file\n"},
+			want: map[string]string{"d": "file"}},
+		"file to deep dir": {head: map[string]string{"a": "file\n"}, base: map[string]string{"a/b/c/d": "deep\n"},
+			want: map[string]string{"a": "dir", "a/b": "dir", "a/b/c": "dir", "a/b/c/d": "file"}},
+		"link to dir": {head: map[string]string{"l": "@l:elsewhere", "elsewhere/x": "x\n"}, base: map[string]string{"l/y": "y\n", "elsewhere/x": "x\n"},
+			want: map[string]string{"l": "dir", "l/y": "file"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			repo, _ := newRepo(t, map[string]string{"keep": "k\n"})
+			top := repo.Top
+			commit := func(files map[string]string) string {
+				gitRun(t, top, "rm", "-rq", "--cached", "--ignore-unmatch", ".")
+				ents, _ := os.ReadDir(top)
+				for _, e := range ents {
+					if e.Name() != ".git" {
+						os.RemoveAll(filepath.Join(top, e.Name()))
+					}
+				}
+				for p, c := range files {
+					if target, ok := strings.CutPrefix(c, "@l:"); ok {
+						os.MkdirAll(filepath.Dir(filepath.Join(top, p)), 0o755)
+						if err := os.Symlink(target, filepath.Join(top, p)); err != nil {
+							t.Fatal(err)
+						}
+						continue
+					}
+					writeFile(t, top, p, c)
+				}
+				gitRun(t, top, "add", "-A")
+				gitRun(t, top, "commit", "-q", "-m", name)
+				return gitRun(t, top, "rev-parse", "HEAD")
+			}
+			base := commit(tc.base)
+			head := commit(tc.head)
+			upper := filepath.Join(t.TempDir(), "upper")
+			seed, err := SeedBase(context.Background(), openRepo(t, top), head, base, upper)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			filepath.WalkDir(upper, func(p string, d os.DirEntry, err error) error {
+				rel, _ := filepath.Rel(upper, p)
+				if rel == "." || rel == ".git" || strings.HasPrefix(rel, ".git/") {
+					return nil
+				}
+				st, _ := os.Lstat(p)
+				switch m := st.Mode(); {
+				case m.IsDir():
+					got[rel] = "dir"
+				case m.IsRegular():
+					got[rel] = "file"
+				case m&os.ModeSymlink != 0:
+					got[rel] = "link"
+				default:
+					got[rel] = "whiteout"
+				}
+				return nil
+			})
+			for p, k := range tc.want {
+				if got[p] != k {
+					t.Errorf("upper %s = %q, want %q (all: %v)", p, got[p], k, got)
+				}
+			}
+			ch, err := candidate.Changes(top, upper)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if own, err := seed.Changes(upper, ch); err != nil || len(own) != 0 {
+				t.Errorf("nothing done: the agent's changes = %+v, %v; want none", own, err)
+			}
+		})
+	}
+}
