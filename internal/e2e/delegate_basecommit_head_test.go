@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,4 +58,80 @@ func TestDelegateBaseCommitAgentMatchesHead(t *testing.T) {
 	if st := gitIn(t, ws, "status", "--porcelain"); st != "" {
 		t.Errorf("git status after admit = %q, want clean (HEAD has both changes)", st)
 	}
+}
+
+// TestDelegateBaseCommitConflict (issue 16 red team, a base commit other
+// than HEAD): the real Claude Code edits, in HEAD~1's content, the line
+// HEAD changed. The patch is against HEAD~1 (and so applies to it); its
+// admission into HEAD is a three-way conflict, reported
+// admission.conflict, and the checkout is byte-identical afterwards.
+func TestDelegateBaseCommitConflict(t *testing.T) {
+	lines := "/job/workspace/lines.txt"
+	double := providertest.NewAnthropicTools(t, providertest.Options{Default: providertest.Reply{Text: "DONE"}},
+		providertest.ToolUse{Name: "Read", Input: map[string]any{"file_path": lines}},
+		providertest.ToolUse{Name: "Edit", Input: map[string]any{"file_path": lines, "old_string": "alpha", "new_string": "alpha (agent)"}})
+	probe := providertest.NewAnthropic(t, providertest.Options{})
+	environ := delegateEnv(t, probe.URL(), double.URL(), "")
+	ws := gitWorkspace(t)
+	writeIn(t, ws, "lines.txt", phonetic)
+	gitIn(t, ws, "add", "-A")
+	gitIn(t, ws, "commit", "-q", "-m", "base")
+	writeIn(t, ws, "lines.txt", strings.Replace(phonetic, "alpha", "alpha (head)", 1))
+	gitIn(t, ws, "commit", "-q", "-am", "head")
+	var asked []string
+	cs := connectElicit(t, environ, approving(&asked))
+	sc, res := callDelegate(t, cs, map[string]any{"task": "Edit alpha.", "workspace_path": ws, "model": delegateModel,
+		"base": "HEAD~1", "wait": true, "budget": map[string]any{"max_usd": 3, "max_minutes": 5}})
+	if res.IsError || sc["state"] != "succeeded" {
+		t.Fatalf("delegate base HEAD~1 = %v", sc)
+	}
+	if patch := fmt.Sprint(sc["patch"]); !strings.Contains(patch, "-alpha\n+alpha (agent)") {
+		t.Errorf("patch is not against the base:\n%s", patch)
+	}
+	before := workHash(t, ws)
+	out, err := admitJob(environ, ws, fmt.Sprint(sc["job"]))
+	if err == nil || !strings.Contains(out, "admission.conflict") {
+		t.Errorf("admit of a conflicting candidate: %v\n%s\nwant admission.conflict", err, out)
+	}
+	// Git freshens (touches) an object of the user's repository that a
+	// scratch write finds there already, so .git/objects is compared by
+	// names and bytes, not timestamps; everything else byte for byte and
+	// timestamp.
+	if workHash(t, ws) != before {
+		t.Error("a refused admission changed the checkout")
+	}
+}
+
+// workHash is dirHash whose .git/objects entries carry no timestamp.
+func workHash(t *testing.T, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	objects := filepath.Join(dir, ".git", "objects")
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		mtime := fi.ModTime().UnixNano()
+		if p == objects || strings.HasPrefix(p, objects+string(filepath.Separator)) {
+			mtime = 0
+		}
+		fmt.Fprintf(h, "%q %v %d\n", rel, fi.Mode(), mtime)
+		if fi.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "%x\n", sha256.Sum256(b))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
