@@ -7,9 +7,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +19,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 
 	"github.com/coagent8/coagent8/internal/fault"
 )
@@ -182,6 +185,102 @@ func TestPinWrittenInPlace(t *testing.T) {
 				}
 				if tc.want.class != 0 && r.Exit.Class != tc.want.class {
 					t.Errorf("exit %v, want %v", r.Exit.Class, tc.want.class)
+				}
+			})
+		}
+	}
+}
+
+// TestPinRewrittenTimesRestored: a pinned file rewritten after its check
+// with the same size and its mtime set back (touch -d) refuses the run:
+// truncated and rewritten, and written through a shared mapping (which
+// raises no inotify IN_MODIFY), whose only trace left is the ctime that
+// utimensat sets to now. The mapping case's refusal names the ctime and
+// nothing else, so the ctime comparison alone caught it.
+func TestPinRewrittenTimesRestored(t *testing.T) {
+	s := newTestSandbox(t)
+	dir, err := os.MkdirTemp("/var/tmp", "coagent8-pint-") // /tmp is the sandbox's own
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	data := filepath.Join(dir, "data")
+	checked := []byte("checked\n")
+	sum := sha256.Sum256(checked)
+	restoreMtime := func(st unix.Stat_t) {
+		ts := fmt.Sprintf("@%d.%09d", st.Mtim.Sec, st.Mtim.Nsec)
+		if out, err := exec.Command("touch", "-m", "-d", ts, data).CombinedOutput(); err != nil {
+			t.Errorf("touch -d %s: %v %s", ts, err, out)
+		}
+	}
+	for _, tc := range []struct {
+		name      string
+		write     func()
+		ctimeOnly bool
+	}{
+		{"truncated and rewritten", func() {
+			if err := os.WriteFile(data, []byte("CHECKED\n"), 0o644); err != nil { // O_TRUNC
+				t.Error(err)
+			}
+		}, false},
+		{"written through a shared mapping", func() {
+			f, err := os.OpenFile(data, os.O_RDWR, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			m, err := unix.Mmap(int(f.Fd()), 0, len(checked), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+			if err != nil {
+				t.Fatal(err)
+			}
+			copy(m, "CHECKED\n")
+			if err := unix.Msync(m, unix.MS_SYNC); err != nil {
+				t.Error(err)
+			}
+			unix.Munmap(m)
+		}, true},
+	} {
+		for _, byPath := range []bool{false, true} {
+			t.Run(tc.name+map[bool]string{false: " (mount)", true: " (by path)"}[byPath], func(t *testing.T) {
+				if err := os.WriteFile(data, checked, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				var before unix.Stat_t
+				if err := unix.Stat(data, &before); err != nil {
+					t.Fatal(err)
+				}
+				testOnlyAfterPin = func(string) {
+					tc.write()
+					restoreMtime(before)
+					var now unix.Stat_t
+					if unix.Stat(data, &now) != nil || now.Mtim != before.Mtim || now.Size != before.Size {
+						t.Errorf("mtime/size not restored: %+v, was %+v", now.Mtim, before.Mtim)
+					}
+				}
+				testOnlyPinByPath = byPath
+				defer func() { testOnlyAfterPin, testOnlyPinByPath = nil, false }()
+				cat, _ := filepath.EvalSymlinks("/bin/cat")
+				var out bytes.Buffer
+				spec := AgentSpec{Spec: Spec{Path: cat, Args: []string{data}, ReadOnly: []string{data}, Stdout: &out, Stderr: io.Discard,
+					Limits: Limits{Wall: 20 * time.Second}}, Gate: func(net.Listener) {},
+					Pinned: []Pin{{Path: data, Check: digestCheck(hex.EncodeToString(sum[:]))}}}
+				_, err := s.runAgentUnqualified(t, spec)
+				var fe *fault.Error
+				if !errors.As(err, &fe) || fe.Code != fault.SandboxUnavailable || fe.Reason != "sandbox.pin_changed" {
+					t.Fatalf("run: %v (ran %q), want SANDBOX_UNAVAILABLE sandbox.pin_changed", err, out.String())
+				}
+				if out.Len() != 0 {
+					t.Errorf("the sandbox ran %q, want nothing", out.String())
+				}
+				if tc.ctimeOnly {
+					for _, f := range []string{"mtime", "size", "inode", "links"} {
+						if strings.Contains(fe.Message, f) {
+							t.Errorf("refusal %q names %s: the ctime alone was to catch it", fe.Message, f)
+						}
+					}
+					if !strings.Contains(fe.Message, "ctime") {
+						t.Errorf("refusal %q does not name the ctime", fe.Message)
+					}
 				}
 			})
 		}
