@@ -392,7 +392,8 @@ func (s *Seed) blobID(data []byte) string {
 // a change even though changes does not list it; a base file removed, or
 // replaced by a directory, is its deletion. Directories the seed made,
 // and directories of the checkout that are gone, are no change of the
-// agent's (git tracks their files only). The layer is looked up component by
+// agent's (git tracks their files only), nor is the checkout's untracked
+// content that a base file hides. The layer is looked up component by
 // component without following a link (an agent's link out of the tree
 // in place of a seeded directory is a change, not an unreadable path).
 // Errors: PROCESS_ERROR [ReasonRead] when a seeded path cannot be read.
@@ -424,6 +425,10 @@ func (s *Seed) Changes(upper string, changes []candidate.Change) ([]candidate.Ch
 			// of their own): the entry replaced it.
 			c.Kind, c.OldMode = candidate.Modified, fs.ModeDir|0o755
 			out = append(out, c)
+			continue
+		case !seeded && c.Kind == candidate.Deleted && s.belowBaseFile(c.Path):
+			// Hidden by a file of the base (the checkout's untracked
+			// directory there): the base has nothing below it.
 			continue
 		case !seeded:
 			out = append(out, c)
@@ -459,6 +464,17 @@ func (s *Seed) Changes(upper string, changes []candidate.Change) ([]candidate.Ch
 	}
 	slices.SortFunc(out, func(a, b candidate.Change) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
+}
+
+// belowBaseFile reports whether an ancestor of p is a file or link of
+// the base that the seed wrote.
+func (s *Seed) belowBaseFile(p string) bool {
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		if sp, ok := s.paths[d]; ok && !sp.deleted {
+			return true
+		}
+	}
+	return false
 }
 
 // layerEntry is what the merged view has at a path after the run.

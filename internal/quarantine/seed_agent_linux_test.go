@@ -2,6 +2,8 @@ package quarantine
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/coagent8/coagent8/internal/candidate"
+	"github.com/coagent8/coagent8/internal/fault"
 )
 
 // seedAndRun seeds base over the checkout top (at head), lets agent edit
@@ -272,5 +275,83 @@ func TestSeedTypeChains(t *testing.T) {
 				t.Errorf("nothing done: the agent's changes = %+v, %v; want none", own, err)
 			}
 		})
+	}
+}
+
+// TestSeedTooFar (issue 16 red team): a base commit whose difference from
+// HEAD exceeds MaxSeedPaths paths or MaxSeedBytes bytes is refused
+// INPUT_LIMIT delegate.base_too_far by CheckSeed (before the job starts)
+// and by SeedBase, which then writes nothing. The trees are made with
+// git mktree (one blob under many names), so the test stays small.
+func TestSeedTooFar(t *testing.T) {
+	repo, head := newRepo(t, map[string]string{"f": "f\n"})
+	top := repo.Top
+	run := func(stdin io.Reader, args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Stdin = top, stdin
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	small := run(strings.NewReader("x\n"), "hash-object", "-w", "--stdin")
+	// 130 MiB of zeros (zlib keeps the object small); twice is over 256 MiB.
+	big := run(io.LimitReader(zeros{}, 130<<20), "hash-object", "-w", "--stdin")
+	var many strings.Builder
+	for i := range MaxSeedPaths + 1 {
+		fmt.Fprintf(&many, "100644 blob %s\tp%06d\n", small, i)
+	}
+	for name, entries := range map[string]string{
+		"paths": many.String(),
+		"bytes": "100644 blob " + big + "\tbig1\n100644 blob " + big + "\tbig2\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			base := run(nil, "commit-tree", run(strings.NewReader(entries), "mktree"), "-p", head, "-m", name)
+			for what, err := range map[string]error{
+				"CheckSeed": CheckSeed(context.Background(), openRepo(t, top), head, base),
+				"SeedBase": func() error {
+					upper := filepath.Join(t.TempDir(), "upper")
+					_, err := SeedBase(context.Background(), openRepo(t, top), head, base, upper)
+					if _, serr := os.Lstat(upper); serr == nil {
+						t.Errorf("SeedBase over the limit made %s", upper)
+					}
+					return err
+				}(),
+			} {
+				if fe := fault.From(err); err == nil || fe.Code != fault.InputLimit || fe.Reason != ReasonSeedTooLarge {
+					t.Errorf("%s = %v, want INPUT_LIMIT %s", what, err, ReasonSeedTooLarge)
+				}
+			}
+		})
+	}
+}
+
+// zeros reads as an endless run of zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// TestSeedHidesUntrackedBelowBaseFile (issue 16 red team): where the base
+// has a file and the checkout an ignored directory (build output), the
+// seeded file hides the directory as a checkout of the base would; its
+// untracked files are not in the base, so they are no deletion of the
+// agent's (they were listed as the agent's deletions, with nothing done).
+func TestSeedHidesUntrackedBelowBaseFile(t *testing.T) {
+	repo, _ := newRepo(t, map[string]string{"out": "base out\n", "keep": "k\n"})
+	top := repo.Top
+	base := gitRun(t, top, "rev-parse", "HEAD")
+	gitRun(t, top, "rm", "-q", "out")
+	writeFile(t, top, ".gitignore", "out/\n")
+	gitRun(t, top, "add", ".gitignore")
+	gitRun(t, top, "commit", "-q", "-m", "out is build output")
+	head := gitRun(t, top, "rev-parse", "HEAD")
+	writeFile(t, top, "out/junk.o", "junk\n")
+	kinds, c := seedAndRun(t, top, head, base, func(string) {})
+	if len(kinds) != 0 || len(c.Patch) != 0 || len(c.Findings) != 0 {
+		t.Errorf("nothing done: changes %v, findings %+v, patch:\n%s", kinds, c.Findings, c.Patch)
 	}
 }
