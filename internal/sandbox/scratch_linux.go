@@ -27,7 +27,9 @@ func seedScratch(scratch string, in []ScratchFile, owner int) error {
 }
 
 func seedOne(scratch string, f ScratchFile, owner int) error {
-	src, err := os.OpenFile(f.Host, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	// O_NONBLOCK: a FIFO at the host path would block the open (and the
+	// run) until some writer came; it is refused below as not regular.
+	src, err := os.OpenFile(f.Host, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 
 	"github.com/coagent8/coagent8/internal/fault"
 )
@@ -54,12 +55,14 @@ ln -s /etc/passwd /job/scratch/cfg/p/link; mkdir /job/scratch/cfg/p/dir; head -c
 		}
 	}
 	os.Symlink(in, filepath.Join(host, "in-link"))
+	unix.Mkfifo(filepath.Join(host, "in-fifo"), 0o600)
 	for _, tc := range []struct {
 		name string
 		f    ScratchFile
 		want string
 	}{
 		{"symlink", ScratchFile{Rel: "a", Host: filepath.Join(host, "in-link"), Max: 16}, "sandbox.scratch"},
+		{"FIFO", ScratchFile{Rel: "a", Host: filepath.Join(host, "in-fifo"), Max: 16}, "sandbox.scratch"},
 		{"over bound", ScratchFile{Rel: "a", Host: in, Max: 2}, "sandbox.scratch"},
 		{"escaping path", ScratchFile{Rel: "../workspace/a", Host: in, Max: 16}, "sandbox.scratch"},
 		{"relative host", ScratchFile{Rel: "a", Host: "in", Max: 16}, "sandbox.scratch"},
