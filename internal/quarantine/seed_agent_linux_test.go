@@ -355,3 +355,50 @@ func TestSeedHidesUntrackedBelowBaseFile(t *testing.T) {
 		t.Errorf("nothing done: changes %v, findings %+v, patch:\n%s", kinds, c.Findings, c.Patch)
 	}
 }
+
+// TestSeedAgentGitDir (issue 16 red team): in a seeded candidate the
+// agent's own repository state never reaches the patch and is one
+// git.repository_state warning: .git/HEAD moved and the index rewritten,
+// and .git replaced by a file pointing elsewhere; a nested sub/.git hook,
+// an upper-case .GIT and a trailing-dot .git. still block.
+func TestSeedAgentGitDir(t *testing.T) {
+	for name, agent := range map[string]func(t *testing.T, upper string){
+		"HEAD and index": func(t *testing.T, upper string) {
+			writeFile(t, upper, ".git/HEAD", "ref: refs/heads/main\n")
+			writeFile(t, upper, ".git/index", "DIRC garbage")
+		},
+		".git a file": func(t *testing.T, upper string) {
+			if err := os.RemoveAll(filepath.Join(upper, ".git")); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, upper, ".git", "gitdir: /etc\n")
+		},
+		"nested and aliased": func(t *testing.T, upper string) {
+			writeFile(t, upper, "sub/.git/hooks/post-checkout", "@x:#!/bin/sh\n")
+			writeFile(t, upper, ".GIT/config", "[core]\n")
+			writeFile(t, upper, ".git./x", "x\n")
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			top, base, head := seededRepo(t)
+			_, c := seedAndRun(t, top, head, base, func(upper string) { agent(t, upper) })
+			var rules []string
+			for _, f := range c.Findings {
+				rules = append(rules, f.Severity.String()+" "+f.Rule+" "+f.Path)
+			}
+			want := []string{"warn " + RuleRepoState + " .git"}
+			if name == "nested and aliased" {
+				want = nil
+				for _, p := range []string{".GIT", ".GIT/config", ".git.", ".git./x", "sub/.git", "sub/.git/hooks", "sub/.git/hooks/post-checkout"} {
+					want = append(want, "block "+RuleGitDir+" "+p)
+				}
+			}
+			if d := cmp.Diff(want, rules); d != "" {
+				t.Errorf("findings (-want +got):\n%s", d)
+			}
+			if len(c.Patch) != 0 {
+				t.Errorf("patch carries the git directory:\n%s", c.Patch)
+			}
+		})
+	}
+}
