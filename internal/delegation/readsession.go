@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/adapter"
@@ -224,10 +225,12 @@ var (
 	errNotOwnerOnly = errors.New("not an owner-only regular file")
 )
 
-// readOwnerOnly reads p, a regular file (not followed if a symlink) of
-// mode 0600 or stricter, of at most max bytes.
+// readOwnerOnly reads p, a regular file (not followed if a symlink, not
+// waited on if a FIFO) of mode 0600 or stricter, of at most max bytes.
 func readOwnerOnly(p string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|oNoFollow, 0)
+	// O_NONBLOCK: a FIFO at p would block the open, and the turn, until
+	// a writer came; it is refused below as not a regular file.
+	f, err := os.OpenFile(p, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -127,6 +128,14 @@ func TestReadSessionStateRefused(t *testing.T) {
 			os.Remove(st.transcriptPath())
 			os.Symlink("/etc/passwd", st.transcriptPath())
 		}, ReasonSessionStateCorrupt, sessionState.transcriptPath},
+		{"transcript a FIFO", func(st sessionState) {
+			os.Remove(st.transcriptPath())
+			syscall.Mkfifo(st.transcriptPath(), 0o600)
+		}, ReasonSessionStateCorrupt, sessionState.transcriptPath},
+		{"record a FIFO", func(st sessionState) {
+			os.Remove(st.recordPath())
+			syscall.Mkfifo(st.recordPath(), 0o600)
+		}, ReasonSessionStateCorrupt, sessionState.recordPath},
 		{"record not JSON", func(st sessionState) { os.WriteFile(st.recordPath(), []byte("{"), 0o600) },
 			ReasonSessionStateCorrupt, sessionState.recordPath},
 		{"record of another CLI session", func(st sessionState) {
