@@ -103,7 +103,13 @@ func SeedBase(ctx context.Context, repo *gitrepo.Repo, head, base, upper string)
 	if err != nil {
 		return nil, err
 	}
+	// Chmod past the umask and a setgid bit inherited from the parent
+	// (the sandbox refuses special bits in a seed), as for every
+	// directory the seed makes.
 	if err := os.Mkdir(upper, 0o755); err != nil {
+		return nil, seedErr(err)
+	}
+	if err := os.Chmod(upper, 0o755); err != nil {
 		return nil, seedErr(err)
 	}
 	root, err := os.OpenRoot(upper)
@@ -317,7 +323,7 @@ func (w *seedWriter) parents(p string) error {
 		if err := w.root.Mkdir(fp, perm); err != nil {
 			return err
 		}
-		if err := w.root.Chmod(fp, perm); err != nil { // past the umask
+		if err := w.root.Chmod(fp, perm); err != nil { // past the umask and an inherited setgid bit
 			return err
 		}
 	}
@@ -349,6 +355,9 @@ func (w *seedWriter) gitState(ctx context.Context, s *gitrepo.Scratch, head stri
 		return err
 	}
 	if err := w.root.Mkdir(".git", st.Mode().Perm()); err != nil {
+		return err
+	}
+	if err := w.root.Chmod(".git", st.Mode().Perm()); err != nil { // no inherited setgid
 		return err
 	}
 	headFile := []byte(w.seed.Base + "\n")

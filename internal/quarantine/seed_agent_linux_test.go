@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 
 	"github.com/coagent8/coagent8/internal/candidate"
 	"github.com/coagent8/coagent8/internal/fault"
@@ -401,4 +402,35 @@ func TestSeedAgentGitDir(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSeedUnderSetgidParent (issue 16 red team): a new directory inherits
+// its parent's setgid bit, so under a setgid candidate directory (TMPDIR
+// on a group-shared file system) the seed's upper/ and .git/ carried it
+// and the sandbox refused every seeded job (sandbox.candidate_seed: "has
+// a setuid, setgid or sticky bit"). No entry the seed writes has one.
+func TestSeedUnderSetgidParent(t *testing.T) {
+	top, base, head := seededRepo(t)
+	parent := t.TempDir()
+	if err := os.Chmod(parent, 0o700|os.ModeSetgid); err != nil {
+		t.Fatal(err)
+	}
+	upper := filepath.Join(parent, "upper")
+	if _, err := SeedBase(context.Background(), openRepo(t, top), head, base, upper); err != nil {
+		t.Fatal(err)
+	}
+	filepath.WalkDir(upper, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st unix.Stat_t
+		if err := unix.Lstat(p, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode&(unix.S_ISUID|unix.S_ISGID|unix.S_ISVTX) != 0 {
+			rel, _ := filepath.Rel(upper, p)
+			t.Errorf("seeded %q has mode %o (a setuid, setgid or sticky bit)", rel, st.Mode)
+		}
+		return nil
+	})
 }
