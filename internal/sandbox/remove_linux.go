@@ -9,10 +9,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// maxGrantDepth bounds how deep grantOwner opens directories (two
-// descriptors per level); os.RemoveAll itself has no such bound, and
-// candidate.Changes refuses a tree deeper than 256 anyway.
-const maxGrantDepth = 256
+// maxGrantDepth bounds how deep grantOwner opens directories (one
+// descriptor per level, as os.RemoveAll holds). It must not be lower
+// than what a command can nest: os.RemoveAll has no bound, and a mode-000
+// directory below the grant's reach kept an unprivileged supervisor from
+// removing the job root for good (TestGrantOwnerDeep). A descriptor
+// limit reached first ends the grant there, as it ends os.RemoveAll.
+const maxGrantDepth = 1 << 16
 
 // removeTree removes dir like os.RemoveAll, and where that fails first
 // gives the owner access (u+rwx) to each directory beneath dir that we
@@ -46,11 +49,12 @@ func grantOwner(parent int, name string, depth int, fileBits uint32) {
 	if err != nil {
 		return // not a directory, a symlink, or gone
 	}
-	defer unix.Close(fd)
 	if !addBits(fd, unix.S_IFDIR, 0o700) {
+		unix.Close(fd)
 		return
 	}
 	dfd, err := unix.Openat(fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	unix.Close(fd) // dfd is the same directory: one descriptor per level
 	if err != nil {
 		return
 	}

@@ -60,3 +60,30 @@ func TestGrantOwnerNoFollow(t *testing.T) {
 		t.Error("removeTree left the symlink")
 	}
 }
+
+// TestGrantOwnerDeep: a mode-000 directory deeper than a candidate's
+// depth bound (which os.RemoveAll does not have) still gets u+rwx, so an
+// unprivileged supervisor can remove a job root whose command nested a
+// non-empty chmod 000 directory 300 levels down in scratch; before, the grant
+// stopped at 256 levels and the job root stayed behind, the stale sweep
+// failing on it at every start.
+func TestGrantOwnerDeep(t *testing.T) {
+	top := t.TempDir()
+	p := top
+	for range 300 {
+		p = filepath.Join(p, "d")
+	}
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(p, "f"), nil, 0o600) // a non-empty 000 directory: its owner cannot empty it
+	os.Chmod(p, 0)
+	grantOwner(unix.AT_FDCWD, top, 0, 0)
+	var st unix.Stat_t
+	if err := unix.Stat(p, &st); err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Mode & 0o777; got != 0o700 {
+		t.Errorf("deepest directory mode %#o, want 0700", got)
+	}
+}

@@ -56,7 +56,8 @@ const (
 // into a 0755 directory, delegates a cgroup to uid 65534, and runs the
 // copy as 65534 (no capabilities, no supplementary groups) with its own
 // HOME and TMPDIR. Phase "cases": the task profile running a command
-// (artifacts, job roots removed, a dead run's root swept), the candidate
+// (artifacts, job roots removed, also with a mode-000 directory 300
+// levels deep; a dead run's root swept), the candidate
 // profile (edit, deletion, rename; the workspace untouched;
 // candidate.Changes sees them; the caller can remove its candidate
 // directory; also after the command made entries mode 000; seeded), the
@@ -283,6 +284,7 @@ func unprivChild(t *testing.T, phase, state string) {
 	case "cases":
 		t.Run("task", unprivTask)
 		t.Run("stale root swept", unprivStaleSwept)
+		t.Run("deep locked scratch", unprivDeepLocked)
 		t.Run("candidate", unprivCandidate)
 		t.Run("read", unprivRead)
 		t.Run("gate", unprivGate)
@@ -353,6 +355,22 @@ cd /job/artifacts; echo art > r.txt; mkdir sub; echo s > sub/s.txt; chmod 000 r.
 	}
 	if after := treeHash(t, in); after != before {
 		t.Error("the input directory changed")
+	}
+	if left := jobRootsLeft(t, s); len(left) != 0 {
+		t.Errorf("job roots left in the jobs directory: %v", left)
+	}
+}
+
+// unprivDeepLocked: a non-empty directory the command made mode 000
+// 300 levels down in scratch (deeper than the owner grant reached) does
+// not keep its job root behind.
+func unprivDeepLocked(t *testing.T) {
+	s := newUnprivSandbox(t)
+	script := `set -e; cd /job/scratch; i=0; while [ $i -lt 300 ]; do mkdir d; cd d; i=$((i+1)); done; echo x > f; chmod 000 .`
+	var out bytes.Buffer
+	r := runUnqualified(t, s, testCtx(t), Spec{Path: "/usr/bin/dash", Args: []string{"-c", script}, Stdout: &out, Stderr: &out})
+	if !r.Exit.Success() {
+		t.Fatalf("exit %+v output %q", r.Exit, out.String())
 	}
 	if left := jobRootsLeft(t, s); len(left) != 0 {
 		t.Errorf("job roots left in the jobs directory: %v", left)
