@@ -434,3 +434,34 @@ func TestSeedUnderSetgidParent(t *testing.T) {
 		return nil
 	})
 }
+
+// TestSeedOrphanBase (issue 16 red team): a root commit unrelated to HEAD
+// (an orphan branch) seeds every path of both trees; with nothing done
+// there is no change, and an edit is a patch against the orphan only.
+func TestSeedOrphanBase(t *testing.T) {
+	top, _, head := seededRepo(t)
+	blob := func(body string) string {
+		cmd := exec.Command("git", "hash-object", "-w", "--stdin")
+		cmd.Dir, cmd.Stdin = top, strings.NewReader(body)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	mk := exec.Command("git", "mktree")
+	mk.Dir, mk.Stdin = top, strings.NewReader("100644 blob "+blob("orphan\n")+"\ta.txt\n100644 blob "+blob("o\n")+"\tonly-orphan.txt\n")
+	tree, err := mk.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphan := gitRun(t, top, "commit-tree", strings.TrimSpace(string(tree)), "-m", "orphan")
+	kinds, c := seedAndRun(t, top, head, orphan, func(string) {})
+	if len(kinds) != 0 || len(c.Patch) != 0 {
+		t.Errorf("nothing done: changes %v, patch:\n%s", kinds, c.Patch)
+	}
+	kinds, c = seedAndRun(t, top, head, orphan, func(upper string) { writeFile(t, upper, "only-orphan.txt", "o2\n") })
+	if d := cmp.Diff([]string{"modified only-orphan.txt"}, kinds); d != "" || !strings.Contains(string(c.Patch), "-o\n+o2") {
+		t.Errorf("edit in the orphan: changes (-want +got):\n%s\npatch:\n%s", d, c.Patch)
+	}
+}
