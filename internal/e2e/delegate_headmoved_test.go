@@ -80,3 +80,34 @@ func TestDelegateHeadMovesDuringQuestion(t *testing.T) {
 		t.Errorf("other.txt after admit = %q", b)
 	}
 }
+
+// TestDelegateHeadBaseMovesDuringQuestion: the default base, HEAD, is the
+// commit HEAD named when the user was asked; a commit made while the
+// question was open does not move the candidate, which the real Claude
+// Code sees at that commit (seeded against the new HEAD), and the job's
+// base is that commit.
+func TestDelegateHeadBaseMovesDuringQuestion(t *testing.T) {
+	probeCmd := `cat other.txt > seen.txt; git status --porcelain --untracked-files=no >> seen.txt; git rev-parse HEAD >> seen.txt`
+	double := providertest.NewAnthropicTools(t, providertest.Options{Default: providertest.Reply{Text: "DONE"}},
+		providertest.ToolUse{Name: "Bash", Input: map[string]any{"command": probeCmd, "description": "look"}})
+	probe := providertest.NewAnthropic(t, providertest.Options{})
+	environ := delegateEnv(t, probe.URL(), double.URL(), "")
+	ws := gitWorkspace(t)
+	asked := strings.TrimSpace(gitIn(t, ws, "rev-parse", "HEAD"))
+	cs := connectElicit(t, environ, &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		writeIn(t, ws, "other.txt", "committed meanwhile\n")
+		gitIn(t, ws, "commit", "-q", "-am", "meanwhile")
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+	}})
+	sc, res := callDelegate(t, cs, map[string]any{"task": "Look.", "workspace_path": ws, "model": delegateModel, "wait": true,
+		"budget": map[string]any{"max_usd": 3, "max_minutes": 5}})
+	if res.IsError || sc["state"] != "succeeded" {
+		t.Fatalf("delegate with HEAD moved during the question = %v", sc)
+	}
+	if got := fmt.Sprint(sc["base"]); got != asked {
+		t.Errorf("job base = %q, want the HEAD of the question %s", got, asked)
+	}
+	if patch, seen := fmt.Sprint(sc["patch"]), "+untouched\n+"+asked+"\n"; !strings.Contains(patch, seen) {
+		t.Errorf("the agent did not see the HEAD of the question (want %q in the patch):\n%s", seen, patch)
+	}
+}
