@@ -1,10 +1,7 @@
 package e2e
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,33 +102,5 @@ func TestDelegateBaseCommitConflict(t *testing.T) {
 // workHash is dirHash whose .git/objects entries carry no timestamp.
 func workHash(t *testing.T, dir string) string {
 	t.Helper()
-	h := sha256.New()
-	objects := filepath.Join(dir, ".git", "objects")
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		mtime := fi.ModTime().UnixNano()
-		if p == objects || strings.HasPrefix(p, objects+string(filepath.Separator)) {
-			mtime = 0
-		}
-		fmt.Fprintf(h, "%q %v %d\n", rel, fi.Mode(), mtime)
-		if fi.Mode().IsRegular() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(h, "%x\n", sha256.Sum256(b))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	return treeDigest(t, dir, filepath.Join(dir, ".git", "objects"))
 }

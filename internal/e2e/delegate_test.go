@@ -61,8 +61,16 @@ func gitWorkspace(t *testing.T) string {
 	return ws
 }
 
-// dirHash digests every path, mode and content under dir (.git included).
+// dirHash digests every path, mode, timestamp and content under dir
+// (.git included).
 func dirHash(t *testing.T, dir string) string {
+	t.Helper()
+	return treeDigest(t, dir, "")
+}
+
+// treeDigest is dirHash with the entries at or below untimed (an
+// absolute path; "" = none) digested without their timestamps.
+func treeDigest(t *testing.T, dir, untimed string) string {
 	t.Helper()
 	h := sha256.New()
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -74,7 +82,11 @@ func dirHash(t *testing.T, dir string) string {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		fmt.Fprintf(h, "%q %v %d\n", rel, fi.Mode(), fi.ModTime().UnixNano())
+		mtime := fi.ModTime().UnixNano()
+		if untimed != "" && (p == untimed || strings.HasPrefix(p, untimed+string(filepath.Separator))) {
+			mtime = 0
+		}
+		fmt.Fprintf(h, "%q %v %d\n", rel, fi.Mode(), mtime)
 		if fi.Mode().IsRegular() {
 			b, err := os.ReadFile(p)
 			if err != nil {
