@@ -40,10 +40,11 @@ type prefilter struct {
 // anchors share one probe byte.
 type anchors struct {
 	list []anchor
-	// prev holds the bytes that precede the probe in some anchor of list
-	// (every byte when an anchor starts with its probe): most probe
-	// occurrences in text fail this one load.
-	prev [256]bool
+	// byPrev[c] are the anchors of list that the byte c may precede the
+	// probe in (an anchor that starts with its probe is in every entry):
+	// most probe occurrences in text find an empty entry, and the rest
+	// compare only the anchors that fit their previous byte.
+	byPrev [256][]anchor
 }
 
 // probeBytes are tried in order for a token prefix: punctuation is far
@@ -116,13 +117,17 @@ func (p *prefilter) add(probe byte, a anchor) {
 	g.list = append(g.list, a)
 	switch {
 	case a.at == 0:
-		for c := range g.prev {
-			g.prev[c] = true
+		for c := range g.byPrev {
+			g.byPrev[c] = append(g.byPrev[c], a)
 		}
 	case a.fold:
-		g.prev[lower(a.lit[a.at-1])], g.prev[a.lit[a.at-1]-'a'+'A'] = true, true
+		lo, up := lower(a.lit[a.at-1]), a.lit[a.at-1]-'a'+'A'
+		g.byPrev[lo] = append(g.byPrev[lo], a)
+		if up != lo {
+			g.byPrev[up] = append(g.byPrev[up], a)
+		}
 	default:
-		g.prev[a.lit[a.at-1]] = true
+		g.byPrev[a.lit[a.at-1]] = append(g.byPrev[a.lit[a.at-1]], a)
 	}
 	p.maxAt = max(p.maxAt, a.at)
 }
@@ -156,11 +161,12 @@ func (p *prefilter) first(b []byte) int {
 
 // at returns the start of an anchor of g whose probe byte is b[q], or -1.
 func (g *anchors) at(b []byte, q int) int {
-	if q > 0 && !g.prev[b[q-1]] {
-		return -1
+	list := g.list // at the start of b any anchor can begin
+	if q > 0 {
+		list = g.byPrev[b[q-1]]
 	}
-	for i := range g.list {
-		a := &g.list[i]
+	for i := range list {
+		a := &list[i]
 		s := q - a.at
 		if s < 0 || len(b)-s < len(a.lit) {
 			continue
