@@ -22,6 +22,9 @@
 // Errors cobra raises itself (unknown command, wrong argument count, missing
 // required flag) never pass through a RunE; they reach [app.report] as plain
 // errors and are usage errors (exit 2).
+//
+// Whatever the kind, the printed text is redacted with the diagnostic
+// profile, as the logs are: the home directory appears as "~".
 package cli
 
 import (
@@ -30,11 +33,13 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/exitstatus"
+	"github.com/coagent8/coagent8/internal/redact"
 	"github.com/coagent8/coagent8/internal/version"
 )
 
@@ -82,24 +87,34 @@ func MainEnv(ctx context.Context, args []string, stdio Stdio, env config.Env) in
 }
 
 // report prints err for the terminal and returns the exit status. cmd is
-// the command that ran or failed to parse (for the help hint).
+// the command that ran or failed to parse (for the help hint). The text
+// goes through the diagnostic redaction, as the logs and the security
+// events do: the home directory is shown as "~" and a credential quoted
+// by a cause (a config value, a CLI's stderr) is masked.
 func (a *app) report(cmd *cobra.Command, err error) int {
-	var ue usageError
-	if errors.As(err, &ue) {
-		return a.usage(cmd, ue)
-	}
-	if code, ok := exitstatus.Report(a.io.Err, err); ok {
-		return code
-	}
-	return a.usage(cmd, err) // cobra's own: unknown command, argument count, required flag
+	var b strings.Builder
+	code := reportTo(&b, cmd, err)
+	io.WriteString(a.io.Err, redact.NewDiagnostic(a.env.Home()).String(b.String()))
+	return code
 }
 
-func (a *app) usage(cmd *cobra.Command, err error) int {
+func reportTo(w io.Writer, cmd *cobra.Command, err error) int {
+	var ue usageError
+	if errors.As(err, &ue) {
+		return usage(w, cmd, ue)
+	}
+	if code, ok := exitstatus.Report(w, err); ok {
+		return code
+	}
+	return usage(w, cmd, err) // cobra's own: unknown command, argument count, required flag
+}
+
+func usage(w io.Writer, cmd *cobra.Command, err error) int {
 	path := "coagent8"
 	if cmd != nil {
 		path = cmd.CommandPath()
 	}
-	fmt.Fprintf(a.io.Err, "coagent8: %v\nRun '%s --help' for usage.\n", err, path)
+	fmt.Fprintf(w, "coagent8: %v\nRun '%s --help' for usage.\n", err, path)
 	return ExitUsage
 }
 

@@ -13,7 +13,8 @@ import (
 // coagent8 cannot rewrite faithfully (comments, duplicate keys, trailing
 // data, a list that is not strings) is refused as a usage error
 // (INVALID_INPUT config.not_editable) naming the file and the hand edit,
-// and the file is byte-identical afterwards.
+// and the file is byte-identical afterwards. The file is in HOME, so the
+// terminal names it ~/config.json (TestTerminalErrorsShowHomeAsTilde).
 func TestGovernanceRuleRefusesUneditableFile(t *testing.T) {
 	tests := []struct{ name, body string }{
 		{"line comment", "{\n  // mine\n  \"governance\": {\"models\": {\"allow\": [\"m-a\"]}}\n}\n"},
@@ -31,9 +32,9 @@ func TestGovernanceRuleRefusesUneditableFile(t *testing.T) {
 			}
 			env := config.FromList([]string{"HOME=" + dir, "COAGENT8_DIR=" + dir, "COAGENT8_CONFIG=" + path})
 			code, out, errs := runCLI(t, env, "", "governance", "allow", "claude-sonnet-5-5")
-			if code != ExitUsage || out != "" || !strings.Contains(errs, path+" was not changed") ||
+			if code != ExitUsage || out != "" || !strings.Contains(errs, "~/config.json was not changed") ||
 				!strings.Contains(errs, "governance.models.allow in the file by hand") || strings.Contains(errs, "PROCESS_ERROR") {
-				t.Errorf("exit %d, stdout %q, stderr %q; want a usage error naming %s and the hand edit", code, out, errs, path)
+				t.Errorf("exit %d, stdout %q, stderr %q; want a usage error naming ~/config.json and the hand edit", code, out, errs)
 			}
 			if b, _ := os.ReadFile(path); string(b) != tt.body {
 				t.Errorf("file changed:\n%s\nwant\n%s", b, tt.body)

@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/coagent8/coagent8/internal/providertest"
 )
@@ -48,4 +51,40 @@ func TestDelegateTerminal(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(ws, "main.txt")); string(b) != "hello old world\n" {
 		t.Fatalf("main.txt = %q", b)
 	}
+}
+
+// TestDelegateTerminalNoCredential: a delegate job whose provider has no
+// gate credential (gate.credentials.anthropic absent) is refused
+// AUTH_REQUIRED delegate.no_credential before the user would be asked:
+// the terminal names the missing key, not the approval steps, and an MCP
+// host with elicitation gets the same refusal without a question. No job
+// is started and no provider request is made.
+func TestDelegateTerminalNoCredential(t *testing.T) {
+	double := providertest.NewAnthropic(t, providertest.Options{Default: providertest.Reply{Text: "SHOULD-NOT-ARRIVE"}})
+	probe := providertest.NewAnthropic(t, providertest.Options{})
+	environ := delegateEnv(t, probe.URL(), double.URL(), `{"schemaVersion":1,"governance":{"models":{"allow":["`+delegateModel+`"]}}}`)
+	ws := gitWorkspace(t)
+	cmd := exec.Command(binary, "delegate", "--workspace", ws, "--model", delegateModel, "--max-usd", "3", "Change old world to new world.")
+	cmd.Env = environ
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	if err == nil || !strings.Contains(out, "[AUTH_REQUIRED]") || !strings.Contains(out, "(reason: delegate.no_credential)") ||
+		!strings.Contains(out, "gate.credentials.anthropic") {
+		t.Fatalf("terminal delegate without a gate credential: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "consent.") || strings.Contains(out, "allowWithoutAsking") || strings.Contains(out, "approv") {
+		t.Errorf("the refusal speaks of approval for a job that cannot run:\n%s", out)
+	}
+
+	asked := 0
+	cs := connectElicit(t, environ, &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked++
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+	}})
+	sc, res := callDelegate(t, cs, map[string]any{"task": "edit main.txt", "workspace_path": ws, "model": delegateModel,
+		"budget": map[string]any{"max_usd": 2}})
+	if code, reason := delegateErr(sc); !res.IsError || code != "AUTH_REQUIRED" || reason != "delegate.no_credential" || asked != 0 {
+		t.Fatalf("MCP delegate without a gate credential = %v (asked %d times), want AUTH_REQUIRED delegate.no_credential unasked", sc, asked)
+	}
+	noJobStarted(t, environ, double)
 }

@@ -26,6 +26,14 @@ const (
 // server environment environ and returns its stdout and exit status.
 func inspect(t *testing.T, environ []string, args ...string) ([]byte, int) {
 	t.Helper()
+	out, _, code := inspectStderr(t, environ, args...)
+	return out, code
+}
+
+// inspectStderr is inspect that also returns the Inspector's stderr
+// (where --strict reports schema findings).
+func inspectStderr(t *testing.T, environ []string, args ...string) ([]byte, []byte, int) {
+	t.Helper()
 	cli := []string{"--cli"}
 	for _, kv := range environ {
 		cli = append(cli, "-e", kv)
@@ -41,15 +49,15 @@ func inspect(t *testing.T, environ []string, args ...string) ([]byte, int) {
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
-		return stdout.Bytes(), 0
+		return stdout.Bytes(), stderr.Bytes(), 0
 	case errors.As(err, &exit):
 		if exit.ExitCode() != inspectorToolError {
 			t.Logf("inspector %v: exit %d\nstdout: %s\nstderr: %s", args, exit.ExitCode(), stdout.Bytes(), stderr.Bytes())
 		}
-		return stdout.Bytes(), exit.ExitCode()
+		return stdout.Bytes(), stderr.Bytes(), exit.ExitCode()
 	}
 	t.Fatalf("inspector: %v\n%s", err, stderr.Bytes())
-	return nil, 0
+	return nil, nil, 0
 }
 
 // nodePath is the node the pinned CLIs run on; a missing node fails.
@@ -64,7 +72,8 @@ func nodePath(t *testing.T) string {
 
 // TestProtocolInspectorAcceptsEveryResult runs the official MCP Inspector
 // CLI against the built server in both profiles: tools/list (with
-// --strict: no error-severity schema problem) and tools/call of every
+// --strict: no schema finding at all, not even a warning: it warned
+// about each nullable field's type ["null", T]) and tools/call of every
 // listed tool with its success and error paths (the Inspector calls only
 // listed tools; the unlisted aliases are checked against consult's
 // schema in TestProtocolEveryResultMeetsItsOutputSchema). The Inspector
@@ -80,7 +89,10 @@ func TestProtocolInspectorAcceptsEveryResult(t *testing.T) {
 }
 
 func inspectEveryTool(t *testing.T, environ []string) {
-	out, code := inspect(t, environ, "--method", "tools/list", "--strict")
+	out, stderr, code := inspectStderr(t, environ, "--method", "tools/list", "--strict")
+	if bytes.Contains(stderr, []byte("Warning: tool")) || bytes.Contains(stderr, []byte("Error: tool")) {
+		t.Errorf("tools/list --strict reports schema findings:\n%s", stderr)
+	}
 	var list struct {
 		Result struct {
 			Tools []struct {

@@ -53,6 +53,9 @@ const (
 	// refused a request for the job's budget.
 	ReasonBudgetExhausted = "delegate.budget_exhausted"
 	ReasonConsentRequired = "consent.unsupported_client"
+	// ReasonNoCredential refuses a job whose provider has no
+	// gate.credentials entry: the gate could not forward one request.
+	ReasonNoCredential = "delegate.no_credential"
 )
 
 // DelegateTask is one delegate job as a surface translated it (MCP tool
@@ -166,9 +169,11 @@ var _ DelegateGate = (*gate.Gate)(nil)
 //
 // Errors, before anything is started or sent: INVALID_INPUT (task,
 // workspace, budget, base; delegate.* and workspace.* reasons),
+// AUTH_REQUIRED delegate.no_credential (no gate credential for the
+// backend's provider; refused before the user is asked),
 // POLICY_DENIED (governance, delegate.budget_above_ceiling,
 // delegate.unpriced, consent.*), UNSUPPORTED delegate.backend_unsupported
-// (codex, agy); then the dependencies' own (SANDBOX_UNAVAILABLE, …).
+// (agy); then the dependencies' own (SANDBOX_UNAVAILABLE, …).
 func (g *Governor) Delegate(ctx context.Context, t DelegateTask) (JobView, error) {
 	if err := validTask(t.Task); err != nil {
 		return JobView{}, err
@@ -195,6 +200,9 @@ func (g *Governor) Delegate(ctx context.Context, t DelegateTask) (JobView, error
 	ws, base, err := g.delegateWorkspace(ctx, t.Workspace, t.Base)
 	if err != nil {
 		return JobView{}, err
+	}
+	if err := gateCredential(cfg, backend); err != nil {
+		return JobView{}, g.refuse(err, backend, t.Model, "gate.credentials")
 	}
 	d, err := g.delegateDecision(ctx, cfg, backend, ws, t)
 	if err != nil {
@@ -263,6 +271,30 @@ func ceiling(b job.Budget, c config.Delegate) (job.Budget, error) {
 			b.MaxUSD, b.MaxMinutes, c.MaxUSD, c.MaxMinutes)).With("max_usd", fmt.Sprint(c.MaxUSD)).With("max_minutes", fmt.Sprint(c.MaxMinutes))
 	}
 	return b, nil
+}
+
+// gateCredential refuses a job for backend whose gate provider has no
+// credential in gate.credentials (AUTH_REQUIRED [ReasonNoCredential]), and
+// one whose gate section is unusable. It runs before the job question:
+// asking the user to approve a job that cannot send a single request
+// wasted their approval and then failed at the grant.
+func gateCredential(cfg config.File, backend string) error {
+	creds, err := cfg.GateCredentials()
+	var fe *fault.Error
+	switch {
+	case errors.As(err, &fe): // a literal credential in the file
+		return fe
+	case err != nil:
+		return fault.Wrap(fault.InvalidInput, "config.gate", "delegate jobs are refused until the gate section of the coagent8 configuration is fixed: "+err.Error(), err)
+	}
+	p := delegation.Runtime{Backend: backend}.Provider()
+	if creds[string(p)] != "" {
+		return nil
+	}
+	return fault.New(fault.AuthRequired, ReasonNoCredential, fmt.Sprintf(
+		"a %s delegate job sends its model requests to %s through coagent8's gate, which has no credential for it: "+
+			"set gate.credentials.%s in the coagent8 configuration to env:NAME or file:/abs/path",
+		backend, p, p)).With("provider", string(p))
 }
 
 // delegateBackend routes the job. Claude Code and Codex have a verified

@@ -28,7 +28,12 @@ const maxInvalidMessage = 300
 type resolver func() *jsonschema.Resolved
 
 // schemaFor infers T's input schema (additionalProperties false) and lets
-// edit add constraints (enums, bounds, required fields).
+// edit add constraints (enums, bounds, required fields). It returns the
+// schema to advertise, in which every type list is rewritten as
+// single-type anyOf branches ([splitTypeUnions]), and the resolver of the
+// inferred form, which accepts the same values (TestSplitTypeUnionsValidatesAlike)
+// and whose validator names a wrong type in one line ("want one of
+// "null, boolean"") where anyOf's lists every branch.
 func schemaFor[T any](edit func(s *jsonschema.Schema)) (*jsonschema.Schema, resolver) {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
@@ -38,7 +43,9 @@ func schemaFor[T any](edit func(s *jsonschema.Schema)) (*jsonschema.Schema, reso
 	if edit != nil {
 		edit(s)
 	}
-	return s, sync.OnceValue(func() *jsonschema.Resolved {
+	advertised := s.CloneSchemas()
+	splitTypeUnions(advertised)
+	return advertised, sync.OnceValue(func() *jsonschema.Resolved {
 		r, err := s.Resolve(nil)
 		if err != nil {
 			panic(fmt.Sprintf("resolve schema for %T: %v", *new(T), err)) // caught by TestEverySchemaResolves

@@ -4,16 +4,20 @@ import (
 	"context"
 	"errors"
 	"io"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Serve runs one MCP session over t until the client disconnects (stdin
-// EOF) or ctx is cancelled (a signal); either is an orderly end and
-// returns nil, logged at info level. It replaces [mcp.Server.Run], which
-// logs every cancelled run as level=ERROR "server run cancelled" (issue
-// 19 item 18). Any other end of the session is returned.
+// EOF, or a broken pipe when the host closed its end first) or ctx is
+// cancelled (a signal); either is an orderly end and returns nil. A
+// disconnect is logged at debug level only: it is how every host ends
+// every session, and a line on the host's stderr each time read as a
+// fault; a signal is logged at info level. It replaces [mcp.Server.Run],
+// which logs every cancelled run as level=ERROR "server run cancelled"
+// (issue 19 item 18). Any other end of the session is returned.
 func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 	ss, err := s.mcp.Connect(ctx, t, nil)
 	if err != nil {
@@ -28,12 +32,26 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 		s.log.Info("mcp session stopped", "cause", context.Cause(ctx).Error())
 		return nil
 	case err := <-ended:
-		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
+		if err != nil && !disconnected(err) {
 			return err
 		}
-		s.log.Info("mcp session ended by the client")
+		if err == nil {
+			err = io.EOF
+		}
+		s.log.Debug("mcp session ended by the client", "cause", err.Error())
 		return nil
 	}
+}
+
+// disconnected reports whether err, the end of a session, is the client
+// going away: end of input, or a write to the pipe or socket it closed.
+func disconnected(err error) bool {
+	for _, e := range []error{io.EOF, context.Canceled, io.ErrClosedPipe, syscall.EPIPE, syscall.ECONNRESET} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // refuseSetLevel is receiving middleware answering logging/setLevel with

@@ -90,17 +90,22 @@ func New(o Options) (*Server, error) {
 	s := &Server{env: o.Env, runner: o.Runner, diag: redact.NewDiagnostic(o.Env.Home()), log: o.Logger, defaultBackend: o.DefaultBackend, doctorSections: o.DoctorSections,
 		issueRecorder: o.IssueRecorder, gov: o.Governor, consent: o.Consent,
 		sessions: o.Sessions, jobs: newJobs(), state: newToolState()}
-	s.mcp = mcp.NewServer(identity(), &mcp.ServerOptions{
-		// The SDK logs every session start at info level; only its
-		// warnings and errors belong on the host's stderr.
-		Logger:       slog.New(minLevel{h: o.Logger.Handler(), min: slog.LevelWarn}),
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
-		Instructions: instructions,
-	})
+	s.mcp = newSDKServer(o.Logger)
 	if err := s.register(o.Profile); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// newSDKServer is the SDK server, without tools, logging to log.
+func newSDKServer(log *slog.Logger) *mcp.Server {
+	return mcp.NewServer(identity(), &mcp.ServerOptions{
+		// The SDK logs every session start at info level; only its
+		// warnings and errors belong on the host's stderr.
+		Logger:       slog.New(minLevel{h: log.Handler(), min: slog.LevelWarn}),
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		Instructions: instructions,
+	})
 }
 
 // MCP returns the SDK server (to Run or Connect it).
