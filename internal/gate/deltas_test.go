@@ -69,3 +69,17 @@ func FuzzStringAt(f *testing.F) {
 		}
 	})
 }
+
+// FuzzEscaped: the one-search escape test agrees with one search per
+// escape, for any bytes.
+func FuzzEscaped(f *testing.F) {
+	for _, s := range []string{`\u0041`, `a\/b`, `\\`, `\`, `\u0`, `\"\n\u00`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, p []byte) {
+		want := bytes.Contains(p, []byte(`\u00`)) || bytes.Contains(p, []byte(`\/`))
+		if got := escaped(p); got != want {
+			t.Fatalf("%q: got %v want %v", p, got, want)
+		}
+	})
+}

@@ -49,9 +49,19 @@ func (c leakCheck) in(p []byte) bool {
 }
 
 // escaped reports whether p has a JSON escape that could spell an ASCII
-// credential character (\u00XX) or a slash (\/).
+// credential character (\u00XX) or a slash (\/): one search for the
+// backslash instead of one per escape (code text is full of \" and \n).
 func escaped(p []byte) bool {
-	return bytes.Contains(p, []byte(`\u00`)) || bytes.Contains(p, []byte(`\/`))
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(p[i:], '\\')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if rest := p[i+1:]; bytes.HasPrefix(rest, []byte("/")) || bytes.HasPrefix(rest, []byte("u00")) {
+			return true
+		}
+	}
 }
 
 func (c leakCheck) raw(p []byte) bool {
