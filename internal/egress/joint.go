@@ -6,13 +6,14 @@ import (
 
 	"github.com/coagent8/coagent8/internal/egress/ledger"
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/store"
 )
 
 // TxLedger is a [Ledger] that can claim inside a caller's write
 // transaction; [*ledger.Ledger] implements it.
 type TxLedger interface {
 	Ledger
-	ClaimTx(ctx context.Context, tx *sql.Tx, purpose string, c Ceiling, n int64, r Record) error
+	ClaimTx(ctx context.Context, tx store.Tx, purpose string, c Ceiling, n int64, r Record) error
 	Shares(db *sql.DB) bool
 }
 
@@ -20,8 +21,9 @@ var _ TxLedger = (*ledger.Ledger)(nil)
 
 // Begin starts a write transaction (BEGIN IMMEDIATE, as the store's DSN
 // makes every transaction) on the ledger's database for
-// [Decider.SealJoint].
-type Begin func(ctx context.Context) (*sql.Tx, error)
+// [Decider.SealJoint]: a *sql.Tx of its pool, or a [store.WriteTx] of a
+// writer pinned on one of its connections (the provider gate's).
+type Begin func(ctx context.Context) (store.Tx, error)
 
 // Joint is the caller's share of a joint admission: it runs inside the
 // claim's write transaction, after the disclosure capacity was claimed,
@@ -29,7 +31,7 @@ type Begin func(ctx context.Context) (*sql.Tx, error)
 // opaque, exportable form the ledger records; issue 18 scope 4: each
 // transmission attempt names its own decision). A non-nil error rolls the
 // claim back with the caller's own writes.
-type Joint func(ctx context.Context, tx *sql.Tx, wire []byte, decision string) error
+type Joint func(ctx context.Context, tx store.Tx, wire []byte, decision string) error
 
 // Joins reports whether [Decider.SealJoint] can run on transactions of
 // db: the decider's ledger claims inside a caller's transaction and lives

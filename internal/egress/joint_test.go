@@ -2,7 +2,6 @@ package egress
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -14,11 +13,47 @@ import (
 	"github.com/coagent8/coagent8/internal/store"
 )
 
+// txKinds are the two kinds of transaction SealJoint runs on: the pool's
+// *sql.Tx and a pinned writer's store.WriteTx (the provider gate's).
+var txKinds = []struct {
+	name  string
+	begin func(t testing.TB, db *store.DB) Begin
+}{
+	{"sql.Tx", func(t testing.TB, db *store.DB) Begin {
+		return func(ctx context.Context) (store.Tx, error) { return db.SQL().BeginTx(ctx, nil) }
+	}},
+	{"WriteTx", func(t testing.TB, db *store.DB) Begin {
+		w := pinnedWriter(t, db)
+		return func(ctx context.Context) (store.Tx, error) { return w.Begin(ctx) }
+	}},
+}
+
+// pinnedWriter is a store.Writer on a connection of db.
+func pinnedWriter(t testing.TB, db *store.DB) *store.Writer {
+	t.Helper()
+	c, err := db.SQL().Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := store.NewWriter(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close(); c.Close() })
+	return w
+}
+
 // TestSealJoint: the caller's share runs in the claim's transaction; a
 // refusal by the caller rolls the claim back and consumes nothing (issue
 // 9), an egress refusal never begins a transaction, and only a committed
-// admission records its decision event.
+// admission records its decision event. Both kinds of transaction.
 func TestSealJoint(t *testing.T) {
+	for _, kind := range txKinds {
+		t.Run(kind.name, func(t *testing.T) { testSealJoint(t, kind.begin) })
+	}
+}
+
+func testSealJoint(t *testing.T, beginOn func(testing.TB, *store.DB) Begin) {
 	errBudget := errors.New("caller refused")
 	tests := []struct {
 		name      string
@@ -44,10 +79,10 @@ func TestSealJoint(t *testing.T) {
 			if !f.d.Joins(f.db.SQL()) {
 				t.Fatal("decider does not join its own ledger's database")
 			}
-			began := false
-			begin := func(ctx context.Context) (*sql.Tx, error) { began = true; return f.db.SQL().BeginTx(ctx, nil) }
+			began, open := false, beginOn(t, f.db)
+			begin := func(ctx context.Context) (store.Tx, error) { began = true; return open(ctx) }
 			var sawWire []byte
-			joint := func(ctx context.Context, tx *sql.Tx, wire []byte, decision string) error {
+			joint := func(ctx context.Context, tx store.Tx, wire []byte, decision string) error {
 				if !strings.HasPrefix(decision, "ed1:") {
 					t.Errorf("joint got decision %q, want an evidence digest", decision)
 				}
@@ -99,5 +134,32 @@ func TestJoinsOnlyItsDatabase(t *testing.T) {
 	defer other.Close()
 	if f.d.Joins(other.SQL()) {
 		t.Error("decider joins a foreign database")
+	}
+}
+
+// BenchmarkSealJoint is the joint admission of a small body on either
+// kind of transaction: the decision, BEGIN IMMEDIATE, the disclosure
+// claim and record, COMMIT (the caller's share does nothing).
+//
+//	go test ./internal/egress -run '^$' -bench SealJoint -benchmem
+func BenchmarkSealJoint(b *testing.B) {
+	for _, kind := range txKinds {
+		b.Run(kind.name, func(b *testing.B) {
+			c := baseConfig()
+			c.Purposes[ProviderRequest] = PurposeConfig{MaxUses: 1 << 40, MaxBytes: 1 << 60}
+			f := newFixtureB(b, c)
+			begin := kind.begin(b, f.db)
+			joint := func(context.Context, store.Tx, []byte, string) error { return nil }
+			x := Transmission{Job: "j", Purpose: ProviderRequest, Target: portal(), JSON: true, Method: "POST",
+				Body: []byte(`{"model":"claude-test","max_tokens":256,"messages":[{"role":"user","content":"hi"}]}`)}
+			ctx, cancel := context.WithCancel(context.Background()) // a request's
+			defer cancel()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := f.d.SealJoint(ctx, x, begin, joint); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

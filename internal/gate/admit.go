@@ -2,7 +2,6 @@ package gate
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"net/http"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/secret"
+	"github.com/coagent8/coagent8/internal/store"
 )
 
 // admission is one admitted request on its way upstream.
@@ -160,7 +160,7 @@ func reservation(bodyLen int, output int64, p Price) Amount {
 // gets its row (issue 18 scope 4).
 func (g *Gate) reserve(ctx context.Context, a *admission) string {
 	var reason string
-	err := g.ledger.w.write(ctx, func(tx *sql.Tx) error {
+	err := g.ledger.w.write(ctx, func(tx store.Tx) error {
 		if reason = g.reserveIn(ctx, tx, a); reason != "" {
 			return errRefused
 		}
@@ -180,7 +180,7 @@ func (g *Gate) reserve(ctx context.Context, a *admission) string {
 // reserveIn claims the budget of a metered route, or checks that the
 // grant is live for an unmetered one, and books the attempt row, inside
 // tx (the joint admission transaction, or reserve's own).
-func (g *Gate) reserveIn(ctx context.Context, tx *sql.Tx, a *admission) string {
+func (g *Gate) reserveIn(ctx context.Context, tx store.Tx, a *admission) string {
 	now, tag := g.opts.Now(), attemptTag{decision: a.decision, route: a.route.Method + " " + a.route.Path}
 	if !a.route.Metered {
 		if reason := g.checkLive(ctx, tx, a); reason != "" {
@@ -203,7 +203,7 @@ func (g *Gate) reserveIn(ctx context.Context, tx *sql.Tx, a *admission) string {
 
 // checkLive admits an unmetered request of a live, unexpired grant, read
 // inside tx; nothing is reserved.
-func (g *Gate) checkLive(ctx context.Context, tx *sql.Tx, a *admission) string {
+func (g *Gate) checkLive(ctx context.Context, tx store.Tx, a *admission) string {
 	now := g.opts.Now()
 	a.reserved = Amount{}
 	live, err := g.ledger.stillLive(ctx, tx, a.grant.ID, now)

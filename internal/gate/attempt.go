@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/coagent8/coagent8/internal/store"
 )
 
 // AttemptState is where one transmission attempt stands (issue 18 scope
@@ -144,7 +146,7 @@ func (g *Gate) flushSent(ctx context.Context) {
 	if len(marks) == 0 {
 		return
 	}
-	g.ledger.w.write(ctx, func(tx *sql.Tx) error {
+	g.ledger.w.write(ctx, func(tx store.Tx) error {
 		for rid, at := range marks {
 			if _, err := tx.ExecContext(ctx, `UPDATE gate_reservations SET attempt = ?, sent_at = ?
 				WHERE id = ? AND attempt = ? AND settled_at IS NULL`, AttemptSent, at, rid, AttemptDecided); err != nil {

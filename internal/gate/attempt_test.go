@@ -2,7 +2,6 @@ package gate
 
 import (
 	"context"
-	"database/sql"
 	"io"
 	"net"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coagent8/coagent8/internal/providertest"
+	"github.com/coagent8/coagent8/internal/store"
 )
 
 // TestAttemptStates: each upstream attempt has its own record (issue 18
@@ -215,7 +215,7 @@ func TestOrphanedAttemptsCharged(t *testing.T) {
 	gr, _ := f.grant(s)
 	amt := Amount{Tokens: 3000, Spend: 5000}
 	var rid int64
-	if err := f.gate.ledger.w.write(context.Background(), func(tx *sql.Tx) error {
+	if err := f.gate.ledger.w.write(context.Background(), func(tx store.Tx) error {
 		var reason string
 		var err error
 		rid, reason, err = f.gate.ledger.reserveTx(context.Background(), tx, gr.ID, amt, time.Now(), attemptTag{route: "POST /v1/messages"})

@@ -2,7 +2,6 @@ package gate
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/coagent8/coagent8/internal/egress"
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/store"
 )
 
 // TypeCompromise is the event type of a gate-observed containment signal
@@ -47,7 +47,7 @@ func (g *Gate) RevokeJob(ctx context.Context, job string) ([]string, error) {
 // transaction and returns their ids.
 func (l *ledger) revokeJob(ctx context.Context, job string) ([]string, error) {
 	var ids []string
-	err := l.w.write(ctx, func(tx *sql.Tx) error {
+	err := l.w.write(ctx, func(tx store.Tx) error {
 		rows, err := tx.QueryContext(ctx, `UPDATE gate_grants SET state = ? WHERE job = ? AND state = ? RETURNING id`, Revoked, job, Live)
 		if err != nil {
 			return err

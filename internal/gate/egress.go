@@ -10,6 +10,7 @@ import (
 
 	"github.com/coagent8/coagent8/internal/egress"
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/store"
 )
 
 // EgressDecider settles the egress decision of one transmission before
@@ -77,24 +78,22 @@ func (g *Gate) sealJoint(ctx context.Context, t egress.Transmission, a *admissio
 	// reservations released, and they commit only with this admission;
 	// if it is refused they stay queued for their own settlers.
 	var settled batch
-	begin := func(ctx context.Context) (*sql.Tx, error) {
+	begin := func(ctx context.Context) (store.Tx, error) {
 		w := g.ledger.w
 		tx, err := w.begin(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if w.conn != nil {
-			if settled, err = w.applyPending(ctx, tx); err != nil {
-				tx.Rollback()
-				w.mu.Unlock()
-				return nil, err
-			}
+		if settled, err = w.applyPending(ctx, tx); err != nil {
+			tx.Rollback()
+			w.mu.Unlock()
+			return nil, err
 		}
 		held = true
 		return tx, nil
 	}
 	var refused string
-	joint := func(ctx context.Context, tx *sql.Tx, wire []byte, decision string) error {
+	joint := func(ctx context.Context, tx store.Tx, wire []byte, decision string) error {
 		g.sized(a, wire)
 		a.decision = decision
 		if refused = g.reserveIn(ctx, tx, a); refused != "" {

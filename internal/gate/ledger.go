@@ -162,8 +162,8 @@ func scanGrant(row interface{ Scan(...any) error }) (Grant, error) {
 var ErrNoGrant = errors.New("no such grant")
 
 // get reads grant id inside tx, or from the pool when tx is nil.
-func (l *ledger) get(ctx context.Context, tx *sql.Tx, id string) (Grant, error) {
-	g, err := scanGrant(in(ctx, tx, l.st.get).QueryRowContext(ctx, id))
+func (l *ledger) get(ctx context.Context, tx store.Tx, id string) (Grant, error) {
+	g, err := scanGrant(l.st.get.QueryRow(ctx, tx, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Grant{}, ErrNoGrant
 	}
@@ -196,8 +196,8 @@ func (l *ledger) setState(ctx context.Context, id string, s State) (bool, error)
 
 // stillLive reports whether grant id is live and unexpired at now, read
 // inside tx or from the pool when tx is nil.
-func (l *ledger) stillLive(ctx context.Context, tx *sql.Tx, id string, now time.Time) (bool, error) {
+func (l *ledger) stillLive(ctx context.Context, tx store.Tx, id string, now time.Time) (bool, error) {
 	var n int
-	err := in(ctx, tx, l.st.live).QueryRowContext(ctx, id, Live, now.UnixNano()).Scan(&n)
+	err := l.st.live.QueryRow(ctx, tx, id, Live, now.UnixNano()).Scan(&n)
 	return n == 1, err
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/coagent8/coagent8/internal/store"
 )
 
 // orphanAfter is how long after its grant expired an open attempt is
@@ -25,7 +27,7 @@ const reconcileEvery = time.Minute
 func (g *Gate) ReconcileOrphans(ctx context.Context) (int, error) {
 	cutoff := g.opts.Now().Add(-orphanAfter).UnixNano()
 	n := 0
-	err := g.ledger.w.write(ctx, func(tx *sql.Tx) error {
+	err := g.ledger.w.write(ctx, func(tx store.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT r.id, r.grant_id, r.tokens, r.spend, r.sent_at IS NOT NULL
 			FROM gate_reservations r JOIN gate_grants g ON g.id = r.grant_id
 			WHERE r.settled_at IS NULL AND g.expires_at < ? LIMIT 1000`, cutoff)
@@ -75,8 +77,8 @@ func scanOrphans(rows *sql.Rows) ([]orphan, error) {
 // An attempt never recorded sent may still have been sent (the mark is
 // written within an interval), so it is uncertain too: never "not sent"
 // without evidence.
-func (l *ledger) settleOrphan(ctx context.Context, tx *sql.Tx, o orphan, now int64) error {
-	res, err := tx.StmtContext(ctx, l.st.settle).ExecContext(ctx, now, OutcomeLost, o.amt.Tokens, o.amt.Spend,
+func (l *ledger) settleOrphan(ctx context.Context, tx store.Tx, o orphan, now int64) error {
+	res, err := l.st.settle.Exec(ctx, tx, now, OutcomeLost, o.amt.Tokens, o.amt.Spend,
 		AttemptUncertain, nil, o.rid, o.grant, o.amt.Tokens, o.amt.Spend)
 	if err != nil {
 		return err
@@ -84,6 +86,6 @@ func (l *ledger) settleOrphan(ctx context.Context, tx *sql.Tx, o orphan, now int
 	if k, _ := res.RowsAffected(); k != 1 {
 		return nil // settled meanwhile
 	}
-	_, err = tx.StmtContext(ctx, l.st.release).ExecContext(ctx, o.amt.Tokens, o.amt.Spend, o.amt.Tokens, o.amt.Spend, o.grant)
+	_, err = l.st.release.Exec(ctx, tx, o.amt.Tokens, o.amt.Spend, o.amt.Tokens, o.amt.Spend, o.grant)
 	return err
 }

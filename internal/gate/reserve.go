@@ -2,10 +2,11 @@ package gate
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/coagent8/coagent8/internal/store"
 )
 
 // Amount is a token count and its price.
@@ -23,8 +24,8 @@ var errRefused = errors.New("refused")
 // admissions serialise on the database write lock and can never pass
 // against the same remaining budget. It returns the reservation id, or
 // "" and the denial reason (then tx holds no write of it).
-func (l *ledger) reserveTx(ctx context.Context, tx *sql.Tx, id string, amt Amount, now time.Time, tag attemptTag) (int64, string, error) {
-	res, err := tx.StmtContext(ctx, l.st.reserve).ExecContext(ctx, amt.Tokens, amt.Spend, id, now.UnixNano())
+func (l *ledger) reserveTx(ctx context.Context, tx store.Tx, id string, amt Amount, now time.Time, tag attemptTag) (int64, string, error) {
+	res, err := l.st.reserve.Exec(ctx, tx, amt.Tokens, amt.Spend, id, now.UnixNano())
 	if err != nil {
 		return 0, "", fmt.Errorf("reserve: %w", err)
 	}
@@ -43,8 +44,8 @@ type attemptTag struct {
 }
 
 // book inserts the attempt (reservation) row of grant id inside tx.
-func (l *ledger) book(ctx context.Context, tx *sql.Tx, id string, amt Amount, now time.Time, tag attemptTag) (int64, error) {
-	res, err := tx.StmtContext(ctx, l.st.book).ExecContext(ctx, id, now.UnixNano(), amt.Tokens, amt.Spend, tag.decision, tag.route)
+func (l *ledger) book(ctx context.Context, tx store.Tx, id string, amt Amount, now time.Time, tag attemptTag) (int64, error) {
+	res, err := l.st.book.Exec(ctx, tx, id, now.UnixNano(), amt.Tokens, amt.Spend, tag.decision, tag.route)
 	if err != nil {
 		return 0, fmt.Errorf("book attempt: %w", err)
 	}
@@ -57,7 +58,7 @@ func (l *ledger) book(ctx context.Context, tx *sql.Tx, id string, amt Amount, no
 
 // whyNot names the first failed admission condition, in admission order,
 // read inside tx (or from the pool when tx is nil).
-func (l *ledger) whyNot(ctx context.Context, tx *sql.Tx, id string, amt Amount, now time.Time) (string, error) {
+func (l *ledger) whyNot(ctx context.Context, tx store.Tx, id string, amt Amount, now time.Time) (string, error) {
 	g, err := l.get(ctx, tx, id)
 	if err != nil {
 		return ReasonUnknownGrant, err
@@ -115,8 +116,8 @@ func (l *ledger) settle(ctx context.Context, rid int64, gid string, reserved, ch
 	if sent != 0 {
 		sentAt = sent
 	}
-	err := l.w.settle(ctx, carry, func(tx *sql.Tx) error {
-		res, err := tx.StmtContext(ctx, l.st.settle).ExecContext(ctx, now.UnixNano(), out, charged.Tokens, charged.Spend,
+	err := l.w.settle(ctx, carry, func(tx store.Tx) error {
+		res, err := l.st.settle.Exec(ctx, tx, now.UnixNano(), out, charged.Tokens, charged.Spend,
 			attemptOf(out, sent != 0), sentAt, rid, gid, reserved.Tokens, reserved.Spend)
 		if err != nil {
 			return err
@@ -124,7 +125,7 @@ func (l *ledger) settle(ctx context.Context, rid int64, gid string, reserved, ch
 		if n, err := res.RowsAffected(); err != nil || n != 1 {
 			return errSettled // already settled (or not this reservation): nothing to move
 		}
-		_, err = tx.StmtContext(ctx, l.st.release).ExecContext(ctx, reserved.Tokens, reserved.Spend, charged.Tokens, charged.Spend, gid)
+		_, err = l.st.release.Exec(ctx, tx, reserved.Tokens, reserved.Spend, charged.Tokens, charged.Spend, gid)
 		return err
 	})
 	switch {

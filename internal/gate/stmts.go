@@ -4,20 +4,22 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/coagent8/coagent8/internal/store"
 )
 
 // stmts are the gate's per-request statements, prepared once: parsing
 // SQL was about a third of the SQLite time of a request (issue 9
 // benchmark, CPU profile).
 type stmts struct {
-	get, live       *sql.Stmt
-	reserve, book   *sql.Stmt
-	settle, release *sql.Stmt
+	get, live       *store.Stmt
+	reserve, book   *store.Stmt
+	settle, release *store.Stmt
 }
 
 func (s *stmts) prepare(ctx context.Context, db *sql.DB) error {
 	for _, p := range []struct {
-		dst **sql.Stmt
+		dst **store.Stmt
 		q   string
 	}{
 		{&s.get, `SELECT ` + grantCols + ` FROM gate_grants WHERE id = ?`},
@@ -38,19 +40,11 @@ func (s *stmts) prepare(ctx context.Context, db *sql.DB) error {
 		{&s.release, `UPDATE gate_grants SET reserved_tokens = reserved_tokens - ?,
 			reserved_spend = reserved_spend - ?, tokens = tokens + ?, spend = spend + ? WHERE id = ?`},
 	} {
-		st, err := db.PrepareContext(ctx, p.q)
+		st, err := store.Prepare(ctx, db, p.q)
 		if err != nil {
-			return fmt.Errorf("prepare gate statement: %w", err)
+			return fmt.Errorf("gate statement: %w", err)
 		}
 		*p.dst = st
 	}
 	return nil
-}
-
-// in returns st bound to tx, or st itself (on the pool) when tx is nil.
-func in(ctx context.Context, tx *sql.Tx, st *sql.Stmt) *sql.Stmt {
-	if tx == nil {
-		return st
-	}
-	return tx.StmtContext(ctx, st)
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/coagent8/coagent8/internal/store"
 )
 
 // writer serialises the gate's hot-path writes — admission (with the
@@ -29,11 +31,17 @@ import (
 // without the writer's lock, so commits never wait for them. Durability
 // is unchanged: a commit is durable (WAL, synchronous=NORMAL) before and
 // after its checkpoint.
+//
+// The pinned connection's transactions are [store.WriteTx]s: BEGIN
+// IMMEDIATE, COMMIT and every statement prepared once on it, no
+// database/sql transaction machinery per request (issue 18: the
+// admission's BEGIN and COMMIT were a quarter of its CPU time).
 type writer struct {
 	db    *sql.DB
 	mu    sync.Mutex
-	conn  *sql.Conn   // nil once closed: writes then use the pool
-	dirty atomic.Bool // a write transaction began since the last checkpoint
+	conn  *sql.Conn     // nil once closed: writes then use the pool
+	pin   *store.Writer // conn's transactions; nil once closed
+	dirty atomic.Bool   // a write transaction began since the last checkpoint
 
 	// pending are the settlements waiting for mu (see settle); pmu guards
 	// the slice alone, so a settlement queues while mu is held. Only a
@@ -45,7 +53,7 @@ type writer struct {
 // settlement is one queued settlement write. err is its result once
 // done is closed.
 type settlement struct {
-	fn   func(*sql.Tx) error
+	fn   func(store.Tx) error
 	err  error
 	done chan struct{}
 }
@@ -71,24 +79,41 @@ func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
 		c.Close()
 		return nil, fmt.Errorf("gate writer connection: %w", err)
 	}
-	return &writer{db: db, conn: c}, nil
+	pin, err := store.NewWriter(ctx, c)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("gate writer connection: %w", err)
+	}
+	return &writer{db: db, conn: c, pin: pin}, nil
 }
 
 // begin locks the writer and starts a write transaction; the caller ends
 // the transaction and then calls w.mu.Unlock. On error nothing is held.
-func (w *writer) begin(ctx context.Context) (*sql.Tx, error) {
+func (w *writer) begin(ctx context.Context) (store.Tx, error) {
 	w.mu.Lock()
-	w.dirty.Store(true)
-	var tx *sql.Tx
-	var err error
-	if w.conn != nil {
-		tx, err = w.conn.BeginTx(ctx, nil) // BEGIN IMMEDIATE (store DSN)
-	} else {
-		tx, err = w.db.BeginTx(ctx, nil) // a settlement after Close
-	}
+	tx, err := w.open(ctx)
 	if err != nil {
 		w.mu.Unlock()
-		return nil, fmt.Errorf("begin: %w", err)
+		return nil, err
+	}
+	return tx, nil
+}
+
+// open starts a write transaction (BEGIN IMMEDIATE) on the pinned
+// connection, or on the pool once it is closed (a settlement after
+// Close); mu is held.
+func (w *writer) open(ctx context.Context) (store.Tx, error) {
+	w.dirty.Store(true)
+	if w.pin == nil {
+		tx, err := w.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE (store DSN)
+		if err != nil {
+			return nil, fmt.Errorf("begin: %w", err)
+		}
+		return tx, nil
+	}
+	tx, err := w.pin.Begin(ctx)
+	if err != nil {
+		return nil, err
 	}
 	return tx, nil
 }
@@ -96,18 +121,16 @@ func (w *writer) begin(ctx context.Context) (*sql.Tx, error) {
 // write runs fn in a write transaction and commits it when fn returns
 // nil. The queued settlements go first into the same transaction (see
 // "Grouped settlements"), so fn reads the budgets with them applied.
-func (w *writer) write(ctx context.Context, fn func(*sql.Tx) error) error {
+func (w *writer) write(ctx context.Context, fn func(store.Tx) error) error {
 	tx, err := w.begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer w.mu.Unlock()
 	defer tx.Rollback()
-	var b batch
-	if w.conn != nil {
-		if b, err = w.applyPending(ctx, tx); err != nil {
-			return err
-		}
+	b, err := w.applyPending(ctx, tx)
+	if err != nil {
+		return err
 	}
 	if err := fn(tx); err != nil {
 		return err
@@ -156,7 +179,7 @@ var errBatch = errors.New("settlement batch: savepoint failed")
 // carry (0 on the client's path: an error answer waits for its
 // settlement), or its own. fn must change nothing when it returns
 // errSettled.
-func (w *writer) settle(ctx context.Context, carry time.Duration, fn func(*sql.Tx) error) error {
+func (w *writer) settle(ctx context.Context, carry time.Duration, fn func(store.Tx) error) error {
 	s := &settlement{fn: fn, done: make(chan struct{})}
 	w.pmu.Lock()
 	w.pending = append(w.pending, s)
@@ -177,7 +200,7 @@ func (w *writer) settle(ctx context.Context, carry time.Duration, fn func(*sql.T
 		return s.err
 	default:
 	}
-	if w.conn != nil {
+	if w.pin != nil {
 		if err := w.settleBatch(ctx); err == nil {
 			<-s.done // s was queued before mu was taken: it was in the batch
 			return s.err
@@ -190,8 +213,7 @@ func (w *writer) settle(ctx context.Context, carry time.Duration, fn func(*sql.T
 // settleBatch applies every queued settlement in one transaction; mu is
 // held.
 func (w *writer) settleBatch(ctx context.Context) error {
-	w.dirty.Store(true)
-	tx, err := w.conn.BeginTx(ctx, nil)
+	tx, err := w.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -217,33 +239,36 @@ type batch struct {
 }
 
 // applyPending applies the queued settlements inside tx (mu is held) and
-// returns them for [writer.finish] after tx commits. On a settlement's
-// failure it undoes them all (n = 0, nil error: they stay queued); an
-// error means tx is in an unknown state and must be rolled back.
-func (w *writer) applyPending(ctx context.Context, tx *sql.Tx) (batch, error) {
+// returns them for [writer.finish] after tx commits. Only a transaction
+// of the pinned connection carries them (after Close each settler writes
+// alone). On a settlement's failure it undoes them all (n = 0, nil error:
+// they stay queued); an error means tx ended or is in an unknown state
+// and must be rolled back.
+func (w *writer) applyPending(ctx context.Context, tx store.Tx) (batch, error) {
+	wt, ok := tx.(*store.WriteTx)
+	if !ok {
+		return batch{}, nil
+	}
 	w.pmu.Lock()
 	queued := slices.Clone(w.pending)
 	w.pmu.Unlock()
 	if len(queued) == 0 {
 		return batch{}, nil
 	}
-	if _, err := tx.ExecContext(ctx, "SAVEPOINT settle"); err != nil {
-		return batch{}, errBatch
-	}
 	errs := make([]error, len(queued))
-	for i, s := range queued {
-		if errs[i] = s.fn(tx); errs[i] != nil && !errors.Is(errs[i], errSettled) {
-			if _, err := tx.ExecContext(ctx, "ROLLBACK TO settle"); err != nil {
-				return batch{}, errBatch
+	err := wt.Savepoint(ctx, func() error {
+		for i, s := range queued {
+			if errs[i] = s.fn(wt); errs[i] != nil && !errors.Is(errs[i], errSettled) {
+				return errs[i]
 			}
-			if _, err := tx.ExecContext(ctx, "RELEASE settle"); err != nil {
-				return batch{}, errBatch
-			}
-			return batch{}, nil
 		}
-	}
-	if _, err := tx.ExecContext(ctx, "RELEASE settle"); err != nil {
+		return nil
+	})
+	switch {
+	case wt.Err() != nil:
 		return batch{}, errBatch
+	case err != nil:
+		return batch{}, nil // undone
 	}
 	return batch{n: len(queued), errs: errs}, nil
 }
@@ -275,17 +300,10 @@ func (w *writer) unqueue(s *settlement) {
 }
 
 // writeLocked is [writer.write] with mu already held.
-func (w *writer) writeLocked(ctx context.Context, fn func(*sql.Tx) error) error {
-	w.dirty.Store(true)
-	var tx *sql.Tx
-	var err error
-	if w.conn != nil {
-		tx, err = w.conn.BeginTx(ctx, nil)
-	} else {
-		tx, err = w.db.BeginTx(ctx, nil)
-	}
+func (w *writer) writeLocked(ctx context.Context, fn func(store.Tx) error) error {
+	tx, err := w.open(ctx)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return err
 	}
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {
@@ -321,8 +339,9 @@ func (w *writer) close() error {
 	if w.conn == nil {
 		return nil
 	}
+	err := w.pin.Close()
 	w.conn.ExecContext(context.Background(), fmt.Sprintf("PRAGMA wal_autocheckpoint=%d", sqliteAutocheckpoint))
-	err := w.conn.Close()
-	w.conn = nil
+	err = errors.Join(err, w.conn.Close())
+	w.conn, w.pin = nil, nil
 	return err
 }

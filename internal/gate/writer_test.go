@@ -2,7 +2,6 @@ package gate
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"io"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/coagent8/coagent8/internal/providertest"
+	"github.com/coagent8/coagent8/internal/store"
 )
 
 // TestCheckpointsOffRequestPath: the writer connection checkpoints by
@@ -58,7 +58,7 @@ func TestSettlesAfterClose(t *testing.T) {
 // queueSettlements starts n settlers on w while the test holds w.mu, each
 // inserting one row into table t, and waits until all are queued. It
 // returns their results' channel.
-func queueSettlements(t *testing.T, w *writer, n int, fn func(i int) func(*sql.Tx) error) chan error {
+func queueSettlements(t *testing.T, w *writer, n int, fn func(i int) func(store.Tx) error) chan error {
 	t.Helper()
 	errs := make(chan error, n)
 	for i := range n {
@@ -91,14 +91,14 @@ func TestSettlementsJoinNextTransaction(t *testing.T) {
 	}
 	var calls atomic.Int64
 	w.mu.Lock()
-	errs := queueSettlements(t, w, 3, func(i int) func(*sql.Tx) error {
-		return func(tx *sql.Tx) error {
+	errs := queueSettlements(t, w, 3, func(i int) func(store.Tx) error {
+		return func(tx store.Tx) error {
 			calls.Add(1)
 			_, err := tx.ExecContext(ctx, `INSERT INTO settle_probe VALUES (?, 1)`, i)
 			return err
 		}
 	})
-	tx, err := w.conn.BeginTx(ctx, nil)
+	tx, err := w.pin.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,8 +139,8 @@ func TestSettlementBatchFailureIsolated(t *testing.T) {
 	}
 	boom := errors.New("boom")
 	w.mu.Lock()
-	errs := queueSettlements(t, w, 3, func(i int) func(*sql.Tx) error {
-		return func(tx *sql.Tx) error {
+	errs := queueSettlements(t, w, 3, func(i int) func(store.Tx) error {
+		return func(tx store.Tx) error {
 			id := i
 			if i == 1 {
 				id = 11

@@ -9,6 +9,12 @@
 // package, so a server database can later implement the same component
 // interfaces without touching callers.
 //
+// Code that writes inside a caller's transaction takes a [Tx], which the
+// pool's *sql.Tx and a [Writer]'s [WriteTx] both are; a Writer pins one
+// connection for a process's hot-path writes and runs its transactions
+// on statements prepared once on it ([Stmt] for statements that also run
+// on the pool).
+//
 // A database that cannot be opened or fails its integrity check is reported
 // with its path and never deleted or recreated (issue 6, bad input).
 package store

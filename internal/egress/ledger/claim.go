@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/coagent8/coagent8/internal/store"
 )
 
 // Claim consumes one use and n bytes of purpose's account under ceiling c,
@@ -34,19 +36,19 @@ func (l *Ledger) Claim(ctx context.Context, purpose string, c Ceiling, n int64, 
 }
 
 // ClaimTx is [Ledger.Claim] inside tx, a write transaction the caller
-// began on the ledger's database (see [Ledger.Shares]) and commits or
-// rolls back: the claim counts only if tx commits, so the caller can make
+// began on the ledger's database (see [Ledger.Shares]) — a *sql.Tx or a
+// pinned writer's [store.WriteTx] — and commits or rolls back: the claim counts only if tx commits, so the caller can make
 // its own check-and-reserve atomic with it (the provider gate's budget,
 // issue 9). Errors are those of Claim; after any error the caller must
 // roll tx back.
-func (l *Ledger) ClaimTx(ctx context.Context, tx *sql.Tx, purpose string, c Ceiling, n int64, r Record) error {
+func (l *Ledger) ClaimTx(ctx context.Context, tx store.Tx, purpose string, c Ceiling, n int64, r Record) error {
 	if c.Uses <= 0 || c.Bytes <= 0 || n < 0 {
 		return fmt.Errorf("claim: ceilings must be positive and size non-negative")
 	}
 	// The hot path is one conditional UPDATE: it matches only an account
 	// with exactly these ceilings and room for the claim. Anything else
 	// (first claim, conflict, exhaustion) is sorted out by settle.
-	res, err := tx.StmtContext(ctx, l.stmts.consume).ExecContext(ctx, n, l.host, purpose, c.Uses, c.Bytes)
+	res, err := l.stmts.consume.Exec(ctx, tx, n, l.host, purpose, c.Uses, c.Bytes)
 	if err != nil {
 		return fmt.Errorf("claim: %w", err)
 	}
@@ -65,7 +67,7 @@ func (l *Ledger) ClaimTx(ctx context.Context, tx *sql.Tx, purpose string, c Ceil
 // settle handles a claim the fast UPDATE did not match: it opens a new
 // account with c and claims from it, or names the refusal (R-163: a
 // disagreeing configuration refuses instead of opening a fresh account).
-func (l *Ledger) settle(ctx context.Context, tx *sql.Tx, purpose string, c Ceiling, n int64) error {
+func (l *Ledger) settle(ctx context.Context, tx store.Tx, purpose string, c Ceiling, n int64) error {
 	var got, used Ceiling
 	err := tx.QueryRowContext(ctx, `SELECT max_uses, max_bytes, used_uses, used_bytes FROM egress_account
 		WHERE host = ? AND purpose = ?`, l.host, purpose).Scan(&got.Uses, &got.Bytes, &used.Uses, &used.Bytes)
@@ -85,7 +87,7 @@ func (l *Ledger) settle(ctx context.Context, tx *sql.Tx, purpose string, c Ceili
 }
 
 // open creates purpose's account with ceilings c and this first claim.
-func (l *Ledger) open(ctx context.Context, tx *sql.Tx, purpose string, c Ceiling, n int64) error {
+func (l *Ledger) open(ctx context.Context, tx store.Tx, purpose string, c Ceiling, n int64) error {
 	if n > c.Bytes {
 		return ErrBytesExhausted
 	}

@@ -57,18 +57,18 @@ type Ledger struct {
 // stmts are the claim's statements, prepared once: parsing SQL was about
 // a third of a claim's cost (issue 9 benchmark).
 type stmts struct {
-	consume, record *sql.Stmt
+	consume, record *store.Stmt
 }
 
 func (l *Ledger) prepare(ctx context.Context) (err error) {
-	l.stmts.consume, err = l.db.PrepareContext(ctx, `UPDATE egress_account
+	l.stmts.consume, err = store.Prepare(ctx, l.db, `UPDATE egress_account
 		SET used_uses = used_uses + 1, used_bytes = used_bytes + ?1
 		WHERE host = ?2 AND purpose = ?3 AND max_uses = ?4 AND max_bytes = ?5
 		AND used_uses + 1 <= max_uses AND used_bytes + ?1 <= max_bytes`)
 	if err != nil {
 		return fmt.Errorf("prepare disclosure claim: %w", err)
 	}
-	l.stmts.record, err = l.db.PrepareContext(ctx, `INSERT INTO egress_record(at, purpose, effect, reason, bytes, evidence)
+	l.stmts.record, err = store.Prepare(ctx, l.db, `INSERT INTO egress_record(at, purpose, effect, reason, bytes, evidence)
 		VALUES(?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return fmt.Errorf("prepare disclosure record: %w", err)

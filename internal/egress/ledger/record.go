@@ -2,9 +2,10 @@ package ledger
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/coagent8/coagent8/internal/store"
 )
 
 // Record is one egress decision in exportable form: no payload, no raw
@@ -26,15 +27,11 @@ func (l *Ledger) Append(ctx context.Context, r Record) error {
 }
 
 // insert stores r inside tx, or on its own when tx is nil.
-func (l *Ledger) insert(ctx context.Context, tx *sql.Tx, r Record) error {
+func (l *Ledger) insert(ctx context.Context, tx store.Tx, r Record) error {
 	if r.Time.IsZero() {
 		r.Time = l.now()
 	}
-	st := l.stmts.record
-	if tx != nil {
-		st = tx.StmtContext(ctx, st)
-	}
-	_, err := st.ExecContext(ctx, r.Time.UTC().Format(time.RFC3339Nano), r.Purpose, r.Effect, r.Reason, r.Bytes, r.Evidence)
+	_, err := l.stmts.record.Exec(ctx, tx, r.Time.UTC().Format(time.RFC3339Nano), r.Purpose, r.Effect, r.Reason, r.Bytes, r.Evidence)
 	if err != nil {
 		return fmt.Errorf("record egress decision: %w", err)
 	}
