@@ -247,7 +247,7 @@ func ceiling(b job.Budget, c config.Delegate) (job.Budget, error) {
 	case b.MaxMinutes < 0:
 		return b, budgetInvalid("budget.max_minutes", fmt.Sprintf("must be a whole number from 0 to %d (got %d)", config.MaxBudgetMinutes, b.MaxMinutes))
 	case b.MaxUSD == 0:
-		return b, fault.New(fault.InvalidInput, ReasonBudgetMissing, "budget.max_usd is required and must be above 0: a job runs only within a spend budget.")
+		return b, fault.New(fault.InvalidInput, ReasonBudgetMissing, "a spend budget above 0 USD is required (budget.max_usd in the delegate tool, --max-usd on the terminal): a job runs only within one.")
 	}
 	// The same input ranges as the terminal's flags (budget.out_of_range),
 	// checked before the user's ceilings so that 1e308 or +Inf is named as
