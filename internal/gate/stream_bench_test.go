@@ -20,7 +20,9 @@ import (
 // check taken out (the stream only metered, as before issue 18 scope 2).
 // The two paths alternate request by request on one gate, so machine load
 // hits both alike; "check-loss-%" is the median over request pairs of the
-// check's cost as a share of the unchecked path's throughput (target < 5).
+// check's cost as a share of the unchecked path's throughput (target < 5);
+// "check-cpu-%" is the same from the process's CPU time (client, gate and
+// upstream share it), which machine load disturbs less.
 //
 // Upstreams: "double" is the local Anthropic double (it renders every event
 // with encoding/json and flushes it); "replay" sends the double's recorded
@@ -56,9 +58,11 @@ func benchStream(b *testing.B, upstream string) {
 	s := spec(Anthropic)
 	s.MaxRequests = 1 << 30
 	_, phantom := f.grant(s)
+	var cpu [2]time.Duration // process CPU (client, gate, upstream) per path: checked, unchecked
 	fetch := func(plain bool) time.Duration {
 		unchecked.Store(plain)
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuTime()
+		defer func() { cpu[map[bool]int{false: 0, true: 1}[plain]] += cpuTime() - cpu0 }()
 		resp := f.call(Anthropic, phantom, s.Model, true)
 		n, err := io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
@@ -87,6 +91,7 @@ func benchStream(b *testing.B, upstream string) {
 	b.ReportMetric(float64(plain)/n/1e6, "unchecked-ms/answer")
 	b.ReportMetric(float64(checked)/n/1e6, "checked-ms/answer")
 	b.ReportMetric(loss[len(loss)/2], "check-loss-%")
+	b.ReportMetric(100*(1-float64(cpu[1])/float64(cpu[0])), "check-cpu-%")
 }
 
 // record returns the raw SSE stream the double at url answers.
