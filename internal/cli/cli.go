@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -94,7 +95,14 @@ func MainEnv(ctx context.Context, args []string, stdio Stdio, env config.Env) in
 func (a *app) report(cmd *cobra.Command, err error) int {
 	var b strings.Builder
 	code := reportTo(&b, cmd, err)
-	io.WriteString(a.io.Err, redact.NewDiagnostic(a.env.Home()).String(b.String()))
+	home := a.env.Home()
+	text := redact.NewDiagnostic(home).String(b.String())
+	// A home that is a symlink is named by its canonical path wherever a
+	// path was resolved (workspaces, sandbox paths): the same directory.
+	if real, rerr := filepath.EvalSymlinks(home); rerr == nil && home != "" && real != filepath.Clean(home) {
+		text = redact.NewDiagnostic(real).String(text)
+	}
+	io.WriteString(a.io.Err, text)
 	return code
 }
 

@@ -45,3 +45,27 @@ func TestTerminalErrorsShowHomeAsTilde(t *testing.T) {
 		})
 	}
 }
+
+// TestTerminalErrorsShowSymlinkedHomeAsTilde: with a home directory that
+// is a symlink, an error naming the canonical path (the sandbox names it
+// for a path that contains a symlink) shows the home as "~" too: the
+// resolved home is the same directory.
+func TestTerminalErrorsShowSymlinkedHomeAsTilde(t *testing.T) {
+	real := filepath.Join(t.TempDir(), "real")
+	if err := os.MkdirAll(filepath.Join(real, "bin"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(real, "bin", "t"), []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(filepath.Dir(real), "home")
+	if err := os.Symlink(real, home); err != nil {
+		t.Fatal(err)
+	}
+	env := config.FromList([]string{"HOME=" + home, "COAGENT8_DIR=" + filepath.Join(home, ".coagent8"), "COAGENT8_CONFIG=" + filepath.Join(home, "config.json")})
+	code, _, errs := runCLI(t, env, "", "sandbox", "run", "--", filepath.Join(home, "bin", "t"))
+	got := []any{code, strings.Contains(errs, "the canonical path is ~/bin/t"), strings.Contains(errs, real)}
+	if want := []any{ExitUsage, true, false}; !cmp.Equal(got, want) {
+		t.Errorf("got %v, want %v; stderr:\n%s", got, want, errs)
+	}
+}

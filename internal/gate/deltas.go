@@ -1,6 +1,9 @@
 package gate
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // A streamed answer reaches the client in pieces: Anthropic text,
 // thinking and tool-input deltas, OpenAI output-text, reasoning and
@@ -29,8 +32,10 @@ type deltaWindow struct {
 }
 
 // leaks appends the delta strings of the lines in p to the window and
-// reports whether the window then carries the credential or a format.
-func (w *deltaWindow) leaks(c leakCheck, p []byte) bool {
+// reports whether the window then carries the credential or a format;
+// esc reports that p has an escape that could spell a credential
+// character (from [leakCheck.scan]): the pieces are then decoded first.
+func (w *deltaWindow) leaks(c leakCheck, p []byte, esc bool) bool {
 	if !bytes.Contains(p, []byte(`delta`)) {
 		return false // no delta event in these lines
 	}
@@ -40,6 +45,9 @@ func (w *deltaWindow) leaks(c leakCheck, p []byte) bool {
 		for i, s := range vals {
 			if at[i] < 0 {
 				continue
+			}
+			if esc {
+				s = clientString(s)
 			}
 			w.buf = append(append(w.buf[:0], w.tail...), s...)
 			if w.spans(c, len(s)) {
@@ -85,6 +93,23 @@ func deltaValues(line []byte) (at [4]int, vals [4][]byte) {
 		off = end + len(s) + 1 // past the value's closing quote
 	}
 	return at, vals
+}
+
+// clientString returns the raw JSON string s as the client reads it when
+// s has an escape that could spell a credential character (\u00XX, \/):
+// the window must join the pieces the client joins, and a key piece
+// written "sk\u002dant…" is "sk-ant…" there. Other strings are returned
+// as they are (no allocation); one that does not decode is returned raw
+// (the client drops its line).
+func clientString(s []byte) []byte {
+	if !escaped(s) {
+		return s
+	}
+	var v string
+	if json.Unmarshal(append(append([]byte{'"'}, s...), '"'), &v) != nil {
+		return s
+	}
+	return []byte(v)
 }
 
 // spans checks w.buf (tail, then a piece of n bytes) for what spans the

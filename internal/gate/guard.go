@@ -34,18 +34,25 @@ type leakCheck struct {
 // also after JSON unescaping when p uses \u or \/ escapes (a key written
 // as "sk\u002dant…" reads whole to the client).
 func (c leakCheck) in(p []byte) bool {
+	leak, _ := c.scan(p)
+	return leak
+}
+
+// scan is [leakCheck.in] that also reports whether p has such escapes
+// (then a delta piece of p may read differently to the client).
+func (c leakCheck) scan(p []byte) (leak, esc bool) {
 	if c.raw(p) {
-		return true
+		return true, false
 	}
 	if !escaped(p) {
-		return false
+		return false, false
 	}
 	for line := range bytes.Lines(p) {
 		if escaped(line) && c.raw(unescaped(line)) {
-			return true
+			return true, true
 		}
 	}
-	return false
+	return false, true
 }
 
 // escaped reports whether p has a JSON escape that could spell an ASCII
@@ -149,16 +156,20 @@ func (b *guard) fill() {
 	if err != nil {
 		cut = len(data)
 	}
-	switch {
-	case len(data)-cut > maxLine:
+	if len(data)-cut > maxLine {
 		b.withhold("oversized response line")
 		return
-	case cut > 0 && b.check.in(data[:cut]):
-		b.withhold("response body")
-		return
-	case cut > 0 && b.win.leaks(b.check, data[:cut]):
-		b.withhold("response deltas")
-		return
+	}
+	if cut > 0 {
+		leak, esc := b.check.scan(data[:cut])
+		switch {
+		case leak:
+			b.withhold("response body")
+			return
+		case b.win.leaks(b.check, data[:cut], esc):
+			b.withhold("response deltas")
+			return
+		}
 	}
 	if len(b.pend) > 0 {
 		b.ob = append(b.ob[:0], data[:cut]...)

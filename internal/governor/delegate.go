@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strings"
@@ -286,6 +287,16 @@ func gateCredential(cfg config.File, backend string) error {
 		return fe
 	case err != nil:
 		return fault.Wrap(fault.InvalidInput, "config.gate", "delegate jobs are refused until the gate section of the coagent8 configuration is fixed: "+err.Error(), err)
+	}
+	// The gate parses every reference when it opens, after the question:
+	// one it will refuse ("env:", "file:rel", any provider's) is refused
+	// here. ParseRef never quotes its input.
+	for _, name := range slices.Sorted(maps.Keys(creds)) {
+		if _, err := secret.ParseRef(creds[name]); err != nil {
+			key := "gate.credentials." + name
+			return fault.Wrap(fault.InvalidInput, "config.gate", "delegate jobs are refused until the gate section of the coagent8 configuration is fixed: "+
+				key+" must be env:NAME or file:/abs/path (a clean absolute path)", err).With("key", key)
+		}
 	}
 	p := delegation.Runtime{Backend: backend}.Provider()
 	if creds[string(p)] != "" {

@@ -39,7 +39,9 @@ func (d *declining) AskJob(_ context.Context, q governor.JobQuestion) error {
 // TestDelegateNoCredential: a delegate job whose backend's gate provider
 // (Claude Code: anthropic, Codex: openai) has no gate.credentials entry is
 // refused AUTH_REQUIRED delegate.no_credential before the user is asked,
-// with one refusal event; with the credential the user is asked.
+// with one refusal event; so is an unusable gate section or a reference
+// the gate will not parse (INVALID_INPUT config.gate); with the
+// credential the user is asked.
 func TestDelegateNoCredential(t *testing.T) {
 	const allow = `"governance":{"models":{"allow":["m-default"]}}`
 	tests := []struct {
@@ -54,6 +56,20 @@ func TestDelegateNoCredential(t *testing.T) {
 			"AUTH_REQUIRED delegate.no_credential", nil, []string{"AUTH_REQUIRED delegate.no_credential gate.credentials"}},
 		{"codex needs openai", `{` + allow + `,"gate":{"credentials":{"anthropic":"env:K"}}}`, "codex",
 			"AUTH_REQUIRED delegate.no_credential", nil, []string{"AUTH_REQUIRED delegate.no_credential gate.credentials"}},
+		{"literal credential: the whole file is unusable", `{` + allow + `,"gate":{"credentials":{"anthropic":"sk-ant-literal"}},"delegate":{}}`, "claude",
+			"POLICY_DENIED config.governance_invalid", nil, []string{"POLICY_DENIED config.governance_invalid "}},
+		{"gate not an object", `{` + allow + `,"gate":[],"delegate":{}}`, "claude",
+			"INVALID_INPUT config.gate", nil, []string{"INVALID_INPUT config.gate gate.credentials"}},
+		{"unknown gate key", `{` + allow + `,"gate":{"credential":{"anthropic":"env:K"}},"delegate":{}}`, "claude",
+			"INVALID_INPUT config.gate", nil, []string{"INVALID_INPUT config.gate gate.credentials"}},
+		{"credentials not strings", `{` + allow + `,"gate":{"credentials":{"anthropic":1}},"delegate":{}}`, "claude",
+			"INVALID_INPUT config.gate", nil, []string{"INVALID_INPUT config.gate gate.credentials"}},
+		{"empty env name", `{` + allow + `,"gate":{"credentials":{"anthropic":"env:"}},"delegate":{}}`, "claude",
+			"INVALID_INPUT config.gate", nil, []string{"INVALID_INPUT config.gate gate.credentials"}},
+		{"relative file reference", `{` + allow + `,"gate":{"credentials":{"anthropic":"file:key.txt"}},"delegate":{}}`, "claude",
+			"INVALID_INPUT config.gate", nil, []string{"INVALID_INPUT config.gate gate.credentials"}},
+		{"another provider's bad reference: the gate will not open", `{` + allow + `,"gate":{"credentials":{"anthropic":"env:K","openai":"env:"}},"delegate":{}}`, "claude",
+			"INVALID_INPUT config.gate", nil, []string{"INVALID_INPUT config.gate gate.credentials"}},
 		{"credential declared: asked", `{` + allow + `,"gate":{"credentials":{"anthropic":"env:K"}},"delegate":{}}`, "claude",
 			"POLICY_DENIED consent.declined", []string{"m-default"}, []string{"POLICY_DENIED consent.declined governance.models.allow[\"m-default\"]"}},
 	}

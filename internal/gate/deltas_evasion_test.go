@@ -1,0 +1,113 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// clientText is what a client reassembles from an SSE body: each event's
+// data lines joined with "\n" (the SSE rule), decoded as JSON as a
+// lenient client decodes it (whitespace anywhere, escaped key names, the
+// last of duplicate keys), the delta strings of both providers appended
+// per content block (Anthropic "index", OpenAI "output_index"); the
+// blocks' texts are returned separated by NUL.
+func clientText(sse []byte) string {
+	blocks := map[float64]*strings.Builder{}
+	var order []float64
+	for _, ev := range bytes.Split(sse, []byte("\n\n")) {
+		var data [][]byte
+		for line := range bytes.Lines(ev) {
+			if d, ok := bytes.CutPrefix(bytes.TrimRight(line, "\n"), []byte("data:")); ok {
+				data = append(data, bytes.TrimPrefix(d, []byte(" ")))
+			}
+		}
+		var v map[string]any
+		if json.Unmarshal(bytes.Join(data, []byte("\n")), &v) != nil {
+			continue
+		}
+		idx, _ := v["index"].(float64)
+		if o, ok := v["output_index"].(float64); ok {
+			idx = o
+		}
+		b := blocks[idx]
+		if b == nil {
+			b = &strings.Builder{}
+			blocks[idx] = b
+			order = append(order, idx)
+		}
+		switch d := v["delta"].(type) {
+		case string: // OpenAI: the delta is the string
+			b.WriteString(d)
+		case map[string]any:
+			for _, k := range []string{"text", "thinking", "partial_json"} {
+				if s, ok := d[k].(string); ok {
+					b.WriteString(s)
+				}
+			}
+		}
+	}
+	var out []string
+	for _, i := range order {
+		out = append(out, blocks[i].String())
+	}
+	return strings.Join(out, "\x00")
+}
+
+// TestKeySplitAcrossEvasiveDeltas: a hostile upstream streams the grant's
+// key in two pieces, neither holding it whole, in JSON a client decodes
+// to the same text as a plain delta; the window must see the pieces as
+// the client does and withhold the stream.
+func TestKeySplitAcrossEvasiveDeltas(t *testing.T) {
+	// An opaque grant key no credential format matches: only the literal
+	// search of the window can find it.
+	key := "gk" + strings.Repeat("-q7", 14) + "-canary"
+	if answerFormats.Changes([]byte(key)) {
+		t.Fatal("the answer profile flags the opaque key: the test would not isolate the window's key search")
+	}
+	a, b := key[:len(key)/2], key[len(key)/2:]
+	esc := func(s string) string { return strings.ReplaceAll(s, "-", `\u002d`) }
+	anth := func(field, s string) string {
+		return "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\"," + field + s + "\"}}\n\n"
+	}
+	oai := func(s string) string {
+		return "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"" + s + "\"}\n\n"
+	}
+	for _, tc := range []struct{ name, sse string }{
+		{"plain pieces", anth(`"text":"`, a) + anth(`"text":"`, b)},
+		{"escaped hyphens in the first piece", anth(`"text":"`, esc(a)) + anth(`"text":"`, b)},
+		{"escaped hyphens in the second piece", anth(`"text":"`, a) + anth(`"text":"`, esc(b))},
+		{"openai escaped hyphens", oai(esc(a)) + oai(b)},
+		{"thinking escaped", anth(`"thinking":"`, esc(a)) + anth(`"thinking":"`, b)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(clientText([]byte(tc.sse)), key) {
+				t.Fatalf("the client would not reassemble the key: the case proves nothing (%q)", clientText([]byte(tc.sse)))
+			}
+			leaked := ""
+			g := &guard{rc: io.NopCloser(strings.NewReader(tc.sse)), resp: &http.Response{}, check: leakCheck{key: []byte(key)},
+				onLeak: func(w string) { leaked = w }, errEv: errorEvent(Anthropic, "test")}
+			out, _ := io.ReadAll(g)
+			g.Close()
+			if strings.Contains(clientText(out), key) {
+				t.Errorf("the client reassembled the key (withheld %q): %q", leaked, out)
+			}
+			if leaked != "response deltas" {
+				t.Errorf("withheld %q, want %q", leaked, "response deltas")
+			}
+		})
+	}
+	t.Run("escaped pieces of other text pass", func(t *testing.T) {
+		sse := anth(`"text":"`, esc(a)) + anth(`"text":"`, "not the rest")
+		g := &guard{rc: io.NopCloser(strings.NewReader(sse)), resp: &http.Response{}, check: leakCheck{key: []byte(key)},
+			onLeak: func(w string) { t.Errorf("withheld %q", w) }, errEv: errorEvent(Anthropic, "test")}
+		out, _ := io.ReadAll(g)
+		g.Close()
+		if string(out) != sse {
+			t.Errorf("stream changed:\n got %q\nwant %q", out, sse)
+		}
+	})
+}
