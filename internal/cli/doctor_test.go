@@ -49,7 +49,9 @@ func TestDoctorEmptyListsAndExit(t *testing.T) {
 func TestDoctorNamesConfigCause(t *testing.T) {
 	key := "sk-ant-api03-" + strings.Repeat("Q", 40)
 	tests := []struct{ name, body, want string }{
-		{"not JSON", "{not json", "not a JSON object"},
+		{"not JSON", "{not json", "invalid JSON: invalid character"},
+		{"truncated", `{"governance":{"models":`, "ends before its JSON object does"},
+		{"an array", `[1]`, "not a JSON object"},
 		{"literal credential", `{"gate":{"credentials":{"anthropic":"` + key + `"}}}`, "gate.credentials.anthropic"},
 	}
 	for _, tt := range tests {

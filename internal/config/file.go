@@ -92,7 +92,7 @@ func LoadFile(path string) (File, error) {
 			err = errors.New("null")
 		}
 		if err != nil {
-			err = fmt.Errorf("config: not a JSON object: %w", err)
+			err = notObject(err)
 		} else {
 			err = literalCredential(top) // the whole file is refused
 		}
@@ -171,6 +171,20 @@ func schemaErr(top map[string]json.RawMessage) error {
 
 // strictUnmarshal decodes one JSON value with numbers kept as json.Number
 // and no trailing data.
+// notObject names why the file is not one JSON object: cut short
+// (truncated, io.ErrUnexpectedEOF), a syntax error (its byte offset is
+// added by publicCause), or valid JSON of another kind.
+func notObject(err error) error {
+	var se *json.SyntaxError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("config: invalid JSON: the file ends before its JSON object does (truncated?): %w", err)
+	case errors.As(err, &se):
+		return fmt.Errorf("config: invalid JSON: %w", err)
+	}
+	return fmt.Errorf("config: not a JSON object: %w", err)
+}
+
 func strictUnmarshal(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()

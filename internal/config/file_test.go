@@ -196,3 +196,31 @@ func TestDefaultBackendListAgreesWithRefusal(t *testing.T) {
 		t.Errorf("DefaultBackendErr = %v, DefaultBackend %q", fe, f.DefaultBackend)
 	}
 }
+
+// TestLoadFileNamesWhyNotAnObject: a file that is not one JSON object is
+// refused with its real cause: cut short, a syntax error at its byte, or
+// valid JSON of another kind (newcomer report: a truncated file said
+// "not a JSON object: unexpected EOF").
+func TestLoadFileNamesWhyNotAnObject(t *testing.T) {
+	tests := []struct{ name, body, want string }{
+		{"truncated", `{"governance":{"models":`, "invalid JSON: the file ends before its JSON object does (truncated?)"},
+		{"syntax error", `{"a":1,,}`, "invalid JSON: invalid character ',' looking for beginning of object key string (at byte 8)"},
+		{"an array", `[1,2]`, "not a JSON object"},
+		{"null", `null`, "not a JSON object: null"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.json")
+			if err := os.WriteFile(path, []byte(tt.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			f, err := LoadFile(path)
+			if err == nil {
+				t.Fatal("LoadFile accepted the file")
+			}
+			if got := f.GovernanceErr().Error(); !strings.Contains(got, tt.want) {
+				t.Errorf("got %q, want it to contain %q", got, tt.want)
+			}
+		})
+	}
+}
