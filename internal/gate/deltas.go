@@ -1,9 +1,6 @@
 package gate
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "bytes"
 
 // A streamed answer reaches the client in pieces: Anthropic text,
 // thinking and tool-input deltas, OpenAI output-text, reasoning and
@@ -22,94 +19,119 @@ import (
 // one-shot scan of each piece with it costs about a microsecond.
 const formatTail = 64
 
-// deltaFields are the JSON string fields that carry streamed content.
-var deltaFields = [][]byte{[]byte(`"text":"`), []byte(`"delta":"`), []byte(`"partial_json":"`), []byte(`"thinking":"`)}
+// maxBlocks bounds the content blocks one stream keeps a tail for; a
+// stream with more is withheld (a provider's answer has a few dozen).
+const maxBlocks = 4096
 
-// deltaWindow is the rolling tail of one stream's delta strings.
+// deltaWindow is the rolling tail of each content block's streamed
+// strings in one stream, and the SSE event being read.
 type deltaWindow struct {
-	tail []byte // the last max(len(key), formatTail) bytes
-	buf  []byte
+	blocks map[blockKey]*blockTail
+	last   blockKey // the block of the previous piece, and its tail
+	lastT  *blockTail
+	ev     deltaEvent
+	data   []byte // the current event's data lines, joined as the client joins them
+	first  []byte // or its only data line so far, still in the caller's buffer
+	lines  int    // data lines of the current event so far
+	// undoT is the block the current event appended to and undo its tail
+	// as it was before (undoT nil: none): a further data line of the
+	// event makes the client read the event anew, so what it added is void.
+	undoT *blockTail
+	undo  []byte
+	buf   []byte
 }
 
-// leaks appends the delta strings of the lines in p to the window and
-// reports whether the window then carries the credential or a format;
-// esc reports that p has an escape that could spell a credential
-// character (from [leakCheck.scan]): the pieces are then decoded first.
-func (w *deltaWindow) leaks(c leakCheck, p []byte, esc bool) bool {
-	if !bytes.Contains(p, []byte(`delta`)) {
-		return false // no delta event in these lines
-	}
-	keep := max(len(c.key), formatTail)
+// blockTail is the last max(len(key), formatTail) bytes of a block.
+type blockTail struct{ tail []byte }
+
+// leaks reads the lines in p as the client's SSE parser does, appends
+// each delta event's strings to its block's tail and reports whether a
+// tail then carries the credential or a format (or an event or the stream
+// exceeds its bound). A line that ends an event, or a data line whose
+// event is not yet one JSON object, adds nothing.
+func (w *deltaWindow) leaks(c leakCheck, p []byte) bool {
+	defer w.keep()
 	for line := range bytes.Lines(p) {
-		at, vals := deltaValues(line)
-		for i, s := range vals {
-			if at[i] < 0 {
-				continue
-			}
-			if esc {
-				s = clientString(s)
-			}
-			w.buf = append(append(w.buf[:0], w.tail...), s...)
-			if w.spans(c, len(s)) {
-				return true
-			}
-			w.tail = append(w.tail[:0], w.buf[max(0, len(w.buf)-keep):]...)
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		if len(line) == 0 {
+			w.lines, w.undoT, w.first = 0, nil, nil // the event is dispatched
+			continue
+		}
+		payload, ok := bytes.CutPrefix(line, []byte("data:"))
+		if !ok {
+			continue // event:, id:, retry: and comments carry no text
+		}
+		if w.dataLine(c, bytes.TrimPrefix(payload, []byte(" "))) {
+			return true
 		}
 	}
 	return false
 }
 
-// deltaValues returns, per [deltaFields] entry, the index of its first
-// occurrence in line (-1 if none) and that field's raw string value, in
-// one pass: every field ends in `":"`, so each occurrence ends at an
-// occurrence of `":"` and is found by comparing the bytes before it. In
-// JSON a `":"` ends a key and opens a string value, which cannot hold a
-// bare quote, so the search resumes after that value: for every line a
-// client can parse, the same first indexes as one bytes.Index per field,
-// and each byte is searched once (issue 18 performance: the separate
-// searches were a fifth of the check, and rescanning the text a tenth).
-// A line that ends inside a string stops the search there.
-func deltaValues(line []byte) (at [4]int, vals [4][]byte) {
-	at = [4]int{-1, -1, -1, -1}
-	left := len(deltaFields)
-	for off := 0; left > 0; {
-		j := bytes.Index(line[off:], []byte(`":"`))
-		if j < 0 {
-			break
-		}
-		end := off + j + 3 // just past this `":"`: the value's first byte
-		s, ok := stringAt(line, end)
-		for i, f := range deltaFields {
-			if at[i] < 0 && end >= len(f) && bytes.Equal(line[end-len(f):end], f) {
-				if ok {
-					at[i], vals[i] = end-len(f), s
-				}
-				left--
-			}
-		}
-		if !ok {
-			break
-		}
-		off = end + len(s) + 1 // past the value's closing quote
+// keep copies the current event's first data line out of the caller's
+// buffer when the event has not ended in it.
+func (w *deltaWindow) keep() {
+	if w.first != nil {
+		w.data, w.first = append(w.data[:0], w.first...), nil
 	}
-	return at, vals
 }
 
-// clientString returns the raw JSON string s as the client reads it when
-// s has an escape that could spell a credential character (\u00XX, \/):
-// the window must join the pieces the client joins, and a key piece
-// written "sk\u002dant…" is "sk-ant…" there. Other strings are returned
-// as they are (no allocation); one that does not decode is returned raw
-// (the client drops its line).
-func clientString(s []byte) []byte {
-	if !escaped(s) {
-		return s
+// dataLine adds one data line to the current event.
+func (w *deltaWindow) dataLine(c leakCheck, payload []byte) bool {
+	w.lines++
+	if w.lines == 1 {
+		w.first = payload // copied by keep only if the event goes on past p
+		if !quickEvent(payload, &w.ev) && !slowEvent(payload, &w.ev) {
+			return false // not one JSON object yet: the event may go on
+		}
+		return w.apply(c)
 	}
-	var v string
-	if json.Unmarshal(append(append([]byte{'"'}, s...), '"'), &v) != nil {
-		return s
+	if w.undoT != nil {
+		w.undoT.tail = append(w.undoT.tail[:0], w.undo...)
+		w.undoT = nil
 	}
-	return []byte(v)
+	if w.first != nil {
+		w.data, w.first = append(w.data[:0], w.first...), nil
+	}
+	w.data = append(append(w.data, '\n'), payload...)
+	if len(w.data) > maxLine {
+		return true // an event no client reads whole
+	}
+	if !slowEvent(w.data, &w.ev) {
+		return false
+	}
+	return w.apply(c)
+}
+
+// apply appends the event's pieces to its block's tail, checking each.
+func (w *deltaWindow) apply(c leakCheck) bool {
+	if len(w.ev.pieces) == 0 {
+		return false
+	}
+	bt := w.lastT
+	if bt == nil || w.ev.block != w.last {
+		if w.blocks == nil {
+			w.blocks = map[blockKey]*blockTail{}
+		}
+		if bt = w.blocks[w.ev.block]; bt == nil {
+			if len(w.blocks) >= maxBlocks {
+				return true
+			}
+			bt = &blockTail{}
+			w.blocks[w.ev.block] = bt
+		}
+		w.last, w.lastT = w.ev.block, bt
+	}
+	w.undoT, w.undo = bt, append(w.undo[:0], bt.tail...)
+	keep := max(len(c.key), formatTail)
+	for _, s := range w.ev.pieces {
+		w.buf = append(append(w.buf[:0], bt.tail...), s...)
+		if w.spans(c, len(s)) {
+			return true
+		}
+		bt.tail = append(bt.tail[:0], w.buf[max(0, len(w.buf)-keep):]...)
+	}
+	return false
 }
 
 // spans checks w.buf (tail, then a piece of n bytes) for what spans the
@@ -123,16 +145,6 @@ func (w *deltaWindow) spans(c leakCheck, n int) bool {
 	at := len(w.buf) - n
 	f := w.buf[max(0, at-formatTail):min(len(w.buf), at+formatTail)]
 	return answerFormats.Changes(f)
-}
-
-// jsonString returns the raw (still escaped) value of the first string
-// field opened by field in line.
-func jsonString(line, field []byte) ([]byte, bool) {
-	i := bytes.Index(line, field)
-	if i < 0 {
-		return nil, false
-	}
-	return stringAt(line, i+len(field))
 }
 
 // stringAt returns the raw JSON string whose first byte is line[start],

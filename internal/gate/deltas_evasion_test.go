@@ -82,6 +82,15 @@ func TestKeySplitAcrossEvasiveDeltas(t *testing.T) {
 		{"escaped hyphens in the second piece", anth(`"text":"`, a) + anth(`"text":"`, esc(b))},
 		{"openai escaped hyphens", oai(esc(a)) + oai(b)},
 		{"thinking escaped", anth(`"thinking":"`, esc(a)) + anth(`"thinking":"`, b)},
+		{"decoy field in another object", strings.Replace(anth(`"text":"`, a), `"index":0,`, `"index":0,"x":{"thinking":"d"},`, 1) + strings.Replace(anth(`"text":"`, b), `"index":0,`, `"index":0,"x":{"thinking":"d"},`, 1)},
+		{"interleaved blocks", anth(`"text":"`, a) + strings.Replace(anth(`"text":"`, "zz"), `"index":0`, `"index":1`, 1) + anth(`"text":"`, b)},
+		{"whitespace around the colon", anth(`"text" : "`, a) + anth(`"text" : "`, b)},
+		{"escaped key name", anth(`"t\u0065xt":"`, a) + anth(`"t\u0065xt":"`, b)},
+		{"duplicate key, the last one counts", anth(`"text":"","text":"`, a) + anth(`"text":"","text":"`, b)},
+		{"multi-line data", "data: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\n" + "data: \"" + a + "\"}}\n\n" +
+			"data: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\n" + "data: \"" + b + "\"}}\n\n"},
+		{"a data line after a complete one voids the event", anth(`"text":"`, a) +
+			strings.Replace(anth(`"text":"`, "junk"), "\n\n", "\ndata: 1\n\n", 1) + anth(`"text":"`, b)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !strings.Contains(clientText([]byte(tc.sse)), key) {

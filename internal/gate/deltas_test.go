@@ -3,42 +3,59 @@ package gate
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"testing"
 )
 
-// FuzzDeltaValues: on every line a client can parse (an SSE data line
-// whose payload is JSON), the one-pass field search finds the same first
-// occurrences as one bytes.Index per delta field, and each value is the
-// string that starts there.
-func FuzzDeltaValues(f *testing.F) {
+// FuzzQuickEvent: where the one-pass reader accepts an event payload, it
+// finds what encoding/json (the client's reading) finds: the same block
+// and the same strings, decoded.
+func FuzzQuickEvent(f *testing.F) {
 	for _, s := range []string{
-		`data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`,
-		`data: {"type":"response.output_text.delta","delta":"x","text":"y"}`,
-		`"text":"text":"delta":"":":"thinking":"partial_json":"`,
-		`"delta":"\"text\":\"a"`, `":":":"`, ``, `"thinking":`,
-		`{"a":":","text":"\\","delta":"\\\"text\":\"x"}`,
-		`data: ["text",{"thinking":"a\"b"},"delta",":"]`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`,
+		`{"delta":{"text":"a\"b\n","type":"text_delta"},"index":3,"type":"content_block_delta"}`,
+		`{"type":"response.output_text.delta","output_index":1,"content_index":0,"delta":"x"}`,
+		`{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`,
+		`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":5}}`,
+		`{"delta":{"thinking":"t","partial_json":"{\"a\":1}"},"index":0}`,
+		`{"a":{"b":{"c":1}}}`, `{}`, `{"index":-1}`, `{"index":1.5}`, `{"text":"x","delta":"y"}`,
+		`{"":{"0":"\0"}}`, `{"index":01}`, "{\"delta\":\"\x01\"}", "{\"delta\":\"\xff\"}",
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		if !json.Valid(bytes.TrimPrefix(line, []byte("data: "))) {
-			return // a client drops the line: nothing of it is concatenated
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		var q, s deltaEvent
+		if !quickEvent(payload, &q) {
+			return
 		}
-		at, vals := deltaValues(line)
-		for i, field := range deltaFields {
-			want := bytes.Index(line, field)
-			if at[i] != want {
-				t.Fatalf("field %s in %q: got %d want %d", field, line, at[i], want)
-			}
-			if want < 0 {
-				continue
-			}
-			if s, _ := stringAt(line, want+len(field)); !bytes.Equal(vals[i], s) {
-				t.Fatalf("field %s in %q: value %q want %q", field, line, vals[i], s)
-			}
+		if !slowEvent(payload, &s) {
+			t.Fatalf("%q: the quick reader accepts what encoding/json refuses", payload)
+		}
+		if q.block != s.block {
+			t.Fatalf("%q: block %v, encoding/json %v", payload, q.block, s.block)
+		}
+		got := decodedPieces(t, q.pieces, true)
+		want := decodedPieces(t, s.pieces, false)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q: pieces %q, encoding/json %q", payload, got, want)
 		}
 	})
+}
+
+// decodedPieces returns the pieces as text; raw pieces (the quick
+// reader's JSON string bodies) are decoded first.
+func decodedPieces(t *testing.T, ps [][]byte, raw bool) []string {
+	var out []string
+	for _, p := range ps {
+		s := string(p)
+		if raw && json.Unmarshal([]byte(`"`+s+`"`), &s) != nil {
+			t.Fatalf("the quick reader returned a string body that does not decode: %q", p)
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // stringAtScalar is the byte-by-byte definition of a JSON string's end.

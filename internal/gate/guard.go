@@ -34,25 +34,18 @@ type leakCheck struct {
 // also after JSON unescaping when p uses \u or \/ escapes (a key written
 // as "sk\u002dant…" reads whole to the client).
 func (c leakCheck) in(p []byte) bool {
-	leak, _ := c.scan(p)
-	return leak
-}
-
-// scan is [leakCheck.in] that also reports whether p has such escapes
-// (then a delta piece of p may read differently to the client).
-func (c leakCheck) scan(p []byte) (leak, esc bool) {
 	if c.raw(p) {
-		return true, false
+		return true
 	}
 	if !escaped(p) {
-		return false, false
+		return false
 	}
 	for line := range bytes.Lines(p) {
 		if escaped(line) && c.raw(unescaped(line)) {
-			return true, true
+			return true
 		}
 	}
-	return false, true
+	return false
 }
 
 // escaped reports whether p has a JSON escape that could spell an ASCII
@@ -161,12 +154,12 @@ func (b *guard) fill() {
 		return
 	}
 	if cut > 0 {
-		leak, esc := b.check.scan(data[:cut])
+		leak := b.check.in(data[:cut])
 		switch {
 		case leak:
 			b.withhold("response body")
 			return
-		case b.win.leaks(b.check, data[:cut], esc):
+		case b.win.leaks(b.check, data[:cut]):
 			b.withhold("response deltas")
 			return
 		}
