@@ -6,9 +6,11 @@ import "bytes"
 // thinking and tool-input deltas, OpenAI output-text, reasoning and
 // argument deltas. The client concatenates them, so a credential split
 // across two deltas is whole on the client's side although no single
-// line carries it. deltaWindow keeps the tail of the concatenated delta
-// strings and checks each new piece together with it, before the piece
-// is released: the grant's real key then never reaches the client whole
+// line carries it. deltaWindow reads each event as the client does
+// (deltaevent.go), keeps the tail of each content block's concatenated
+// strings and checks each new piece together with its block's tail,
+// before the piece is released: the grant's real key then never reaches
+// the client whole
 // (its first pieces may have). The real key is searched in a tail as long
 // as the key, exactly; credential formats in the last formatTail bytes
 // plus the piece, checked as if the stream ended there — a format whose
