@@ -169,8 +169,6 @@ func schemaErr(top map[string]json.RawMessage) error {
 	return nil
 }
 
-// strictUnmarshal decodes one JSON value with numbers kept as json.Number
-// and no trailing data.
 // notObject names why the file is not one JSON object: cut short
 // (truncated, io.ErrUnexpectedEOF), a syntax error (its byte offset is
 // added by publicCause), or valid JSON of another kind.
@@ -185,6 +183,8 @@ func notObject(err error) error {
 	return fmt.Errorf("config: not a JSON object: %w", err)
 }
 
+// strictUnmarshal decodes one JSON value with numbers kept as json.Number
+// and no trailing data.
 func strictUnmarshal(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()

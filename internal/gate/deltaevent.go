@@ -69,7 +69,7 @@ func (q *quick) object(depth int, parent []byte, e *deltaEvent) bool {
 		return true
 	}
 	for {
-		key, ok := q.key()
+		key, ok := q.str() // raw bytes name a member: with plainText's escapes, equal names are equal bytes
 		if !ok || n == len(seen) {
 			return false
 		}
@@ -99,11 +99,6 @@ func (q *quick) byte(c byte) bool {
 	}
 	return false
 }
-
-// key reads a member name. Its raw bytes name it: with only the
-// two-character escapes of [plainText], two raw names decode alike only
-// when they are the same bytes.
-func (q *quick) key() ([]byte, bool) { return q.str() }
 
 // str reads a string (the payload passed [plainText]) and returns its
 // raw body.

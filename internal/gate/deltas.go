@@ -92,9 +92,7 @@ func (w *deltaWindow) dataLine(c leakCheck, payload []byte) bool {
 		w.undoT.tail = append(w.undoT.tail[:0], w.undo...)
 		w.undoT = nil
 	}
-	if w.first != nil {
-		w.data, w.first = append(w.data[:0], w.first...), nil
-	}
+	w.keep()
 	w.data = append(append(w.data, '\n'), payload...)
 	if len(w.data) > maxLine {
 		return true // an event no client reads whole

@@ -149,20 +149,16 @@ func (b *guard) fill() {
 	if err != nil {
 		cut = len(data)
 	}
-	if len(data)-cut > maxLine {
+	switch {
+	case len(data)-cut > maxLine:
 		b.withhold("oversized response line")
 		return
-	}
-	if cut > 0 {
-		leak := b.check.in(data[:cut])
-		switch {
-		case leak:
-			b.withhold("response body")
-			return
-		case b.win.leaks(b.check, data[:cut]):
-			b.withhold("response deltas")
-			return
-		}
+	case cut > 0 && b.check.in(data[:cut]):
+		b.withhold("response body")
+		return
+	case cut > 0 && b.win.leaks(b.check, data[:cut]):
+		b.withhold("response deltas")
+		return
 	}
 	if len(b.pend) > 0 {
 		b.ob = append(b.ob[:0], data[:cut]...)
