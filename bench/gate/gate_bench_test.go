@@ -53,12 +53,14 @@ func startGate(b *testing.B, upstream string) (url, phantom string) {
 		b.Fatal(err)
 	}
 	// The security event log as `coagent8 gate serve` writes it: every
-	// decision a redacted JSON line in a file.
-	sink, err := event.OpenFile(filepath.Join(dir, "events.jsonl"), redact.NewDiagnostic(""))
+	// decision a redacted JSON line in a file, written by the queue's
+	// background writer (refusals before the gate answers).
+	file, err := event.OpenFile(filepath.Join(dir, "events.jsonl"), redact.NewDiagnostic(""))
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { sink.Close() })
+	sink := event.NewQueue(file)
+	b.Cleanup(func() { sink.Close(); file.Close() })
 	ref, _ := secret.ParseRef("env:K")
 	g, err := gate.New(context.Background(), gate.Options{DB: db, Key: key, Egress: decider(b, db, dir, sink), Events: sink,
 		Secrets:                     secret.Resolver{Env: config.FromList([]string{"K=sk-ant-bench-" + strings.Repeat("b", 30)})},

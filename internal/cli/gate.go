@@ -55,9 +55,13 @@ func (a *app) openGate(ctx context.Context, opts gate.Options, decide deciderFun
 		db.Close()
 		return nil, nil, err
 	}
-	opts.DB, opts.Key, opts.Events = db, key, sink
-	if opts.Egress, err = decide(ctx, db, sink); err != nil {
-		sink.Close()
+	// Decisions are written off the request path (event.Queue); refusals
+	// and compromise events before the gate answers.
+	q := event.NewQueue(sink)
+	closeLog := func() { q.Close(); sink.Close() }
+	opts.DB, opts.Key, opts.Events = db, key, q
+	if opts.Egress, err = decide(ctx, db, q); err != nil {
+		closeLog()
 		db.Close()
 		return nil, nil, err
 	}
@@ -65,11 +69,11 @@ func (a *app) openGate(ctx context.Context, opts gate.Options, decide deciderFun
 	opts.Redactor = redact.NewDiagnostic(a.env.Home())
 	g, err := gate.New(ctx, opts)
 	if err != nil {
-		sink.Close()
+		closeLog()
 		db.Close()
 		return nil, nil, err
 	}
-	return g, func() { g.Close(); sink.Close(); db.Close() }, nil
+	return g, func() { g.Close(); closeLog(); db.Close() }, nil
 }
 
 func (a *app) printJSON(v any) error {
