@@ -20,9 +20,9 @@ import (
 //
 // quickEvent reads the canonical shape providers send (no insignificant
 // whitespace, no duplicate keys, no \u or \/ escapes, objects at most two
-// deep, no arrays) in one pass without allocating; anything else is
-// decoded by encoding/json ([slowEvent]), whose result is the same where
-// both apply (FuzzQuickEvent).
+// deep, no arrays but the empty one) in one pass without allocating;
+// anything else is decoded by encoding/json ([slowEvent]), whose result
+// is the same where both apply (FuzzQuickEvent).
 
 // blockKey names the content block a piece is appended to; -1 is absent.
 type blockKey [3]int64
@@ -138,13 +138,16 @@ func (q *quick) value(depth int, parent, key []byte, e *deltaEvent) bool {
 		}
 		return true
 	default:
-		for _, lit := range []string{"true", "false", "null"} {
+		// An empty array holds no string, as a literal holds none:
+		// OpenAI sends "logprobs":[] on every text delta (issue 18). An
+		// index that is not a number is not the canonical shape.
+		for _, lit := range []string{"true", "false", "null", "[]"} {
 			if bytes.HasPrefix(q.b[q.i:], []byte(lit)) {
 				q.i += len(lit)
-				return depth > 0 || !indexKey(key) // a null index is not the canonical shape
+				return depth > 0 || !indexKey(key)
 			}
 		}
-		return false // an array, or not JSON
+		return false // another array, or not JSON
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // FuzzQuickEvent: where the one-pass reader accepts an event payload, it
@@ -20,6 +22,10 @@ func FuzzQuickEvent(f *testing.F) {
 		`{"delta":{"thinking":"t","partial_json":"{\"a\":1}"},"index":0}`,
 		`{"a":{"b":{"c":1}}}`, `{}`, `{"index":-1}`, `{"index":1.5}`, `{"text":"x","delta":"y"}`,
 		`{"":{"0":"\0"}}`, `{"index":01}`, "{\"delta\":\"\x01\"}", "{\"delta\":\"\xff\"}",
+		// empty arrays (OpenAI's logprobs) where a string or an index is read
+		`{"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","output_index":0,"content_index":0,"delta":" hi","logprobs":[],"obfuscation":"IEJ"}`,
+		`{"delta":[]}`, `{"delta":{"text":[]}}`, `{"content_block":[]}`, `{"index":[]}`, `{"output_index":[],"index":1}`,
+		`{"a":{"b":{"c":[]}}}`, `{"a":[ ]}`, `{"a":[1]}`, `{"a":[[]]}`, `{"a":[]]}`, `{"a":[}`, `[]`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -42,6 +48,56 @@ func FuzzQuickEvent(f *testing.F) {
 			t.Fatalf("%q: pieces %q, encoding/json %q", payload, got, want)
 		}
 	})
+}
+
+// TestQuickEventProviderShapes: the events providers send take the quick
+// path (captured shapes; an OpenAI text delta carries "logprobs":[]), and
+// both readers find the same block and strings in them.
+func TestQuickEventProviderShapes(t *testing.T) {
+	for _, tc := range []struct {
+		name, payload string
+		block         blockKey
+		pieces        []string
+	}{
+		{"anthropic text", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}`,
+			blockKey{0, -1, -1}, []string{"Hello"}},
+		{"anthropic block start", `{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`,
+			blockKey{1, -1, -1}, []string{""}},
+		{"anthropic tool input", `{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"path\":"}}`,
+			blockKey{2, -1, -1}, []string{`{"path":`}},
+		{"openai text", `{"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_0831a33f96d9eed3","output_index":0,"content_index":0,"delta":" Hello","logprobs":[],"obfuscation":"IEJNG9po3UP16vB"}`,
+			blockKey{0, 0, -1}, []string{" Hello"}},
+		{"openai reasoning summary", `{"type":"response.reasoning_summary_text.delta","sequence_number":5,"item_id":"rs_1","output_index":0,"summary_index":1,"delta":"**Plan","obfuscation":"x1"}`,
+			blockKey{0, -1, 1}, []string{"**Plan"}},
+		{"openai arguments", `{"type":"response.function_call_arguments.delta","sequence_number":7,"item_id":"fc_1","output_index":1,"delta":"{\"cmd\"","obfuscation":"Qw"}`,
+			blockKey{1, -1, -1}, []string{`{"cmd"`}},
+		{"openai part added", `{"type":"response.content_part.added","sequence_number":3,"item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":""}}`,
+			blockKey{0, 0, -1}, nil},
+		{"openai item added", `{"type":"response.output_item.added","sequence_number":2,"output_index":0,"item":{"id":"msg_1","type":"message","status":"in_progress","content":[],"role":"assistant"}}`,
+			blockKey{0, -1, -1}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var q, s deltaEvent
+			if !quickEvent([]byte(tc.payload), &q) {
+				t.Fatal("the quick reader refuses a provider's event")
+			}
+			if !slowEvent([]byte(tc.payload), &s) {
+				t.Fatal("encoding/json refuses a provider's event")
+			}
+			for _, r := range []struct {
+				name string
+				e    deltaEvent
+				raw  bool
+			}{{"quick", q, true}, {"slow", s, false}} {
+				if r.e.block != tc.block {
+					t.Errorf("%s: block %v, want %v", r.name, r.e.block, tc.block)
+				}
+				if diff := cmp.Diff(tc.pieces, decodedPieces(t, r.e.pieces, r.raw)); diff != "" {
+					t.Errorf("%s: pieces (-want +got):\n%s", r.name, diff)
+				}
+			}
+		})
+	}
 }
 
 // decodedPieces returns the pieces as text; raw pieces (the quick

@@ -23,6 +23,37 @@ func sseAnswer() []byte {
 	return b.Bytes()
 }
 
+// openAIDelta is a Responses text delta event in the shape OpenAI sends
+// it (captured streams): sequence_number first, an empty logprobs
+// array and an obfuscation string of random length padding every delta.
+type openAIDelta struct {
+	Type         string `json:"type"`
+	Seq          int    `json:"sequence_number"`
+	ItemID       string `json:"item_id"`
+	OutputIndex  int    `json:"output_index"`
+	ContentIndex int    `json:"content_index"`
+	Delta        string `json:"delta"`
+	Logprobs     []any  `json:"logprobs"`
+	Obfuscation  string `json:"obfuscation"`
+}
+
+// openAIAnswer is a ~1 MiB OpenAI Responses stream of token-sized text
+// deltas (a word each, about a token, as the API streams them).
+func openAIAnswer() []byte {
+	var b bytes.Buffer
+	words := strings.Fields("func main() { fmt.Println(\"hello\") } // ")
+	const pad = "IEJNG9po3UP16vBoSYOkxrx9Nn"
+	for i := 0; b.Len() < 1<<20; i++ {
+		delta, _ := json.Marshal(openAIDelta{Type: "response.output_text.delta", Seq: i + 4,
+			ItemID: "msg_0831a33f96d9eed3006a01805b1e8c8193bd7364f72ee8940e", Delta: " " + words[i%len(words)],
+			Logprobs: []any{}, Obfuscation: pad[:3+i%13]})
+		b.WriteString("event: response.output_text.delta\ndata: ")
+		b.Write(delta)
+		b.WriteString("\n\n")
+	}
+	return b.Bytes()
+}
+
 // eventReader returns one SSE event per Read, as the gate reads a stream
 // whose provider flushes every event.
 type eventReader struct{ rest []byte }
@@ -44,21 +75,27 @@ func (r *eventReader) Read(p []byte) (int, error) {
 // streamed answer, read in the proxy's 32 KiB chunks ("32KiB") or one SSE
 // event per read ("event", as a provider that flushes every event is
 // read): the meter alone (before issue 18) and the meter behind the
-// credential guard (issue 18 scope 2). docs/PERFORMANCE.md, "Response
-// check".
+// credential guard (issue 18 scope 2). The Anthropic stream's cases have
+// no prefix; "openai/" is the Responses stream of token-sized deltas.
+// docs/PERFORMANCE.md, "Response check".
 func BenchmarkResponseCheck(b *testing.B) {
-	answer := sseAnswer()
-	key := []byte(realKey(Anthropic))
-	for _, reads := range []string{"32KiB", "event"} {
-		for _, guarded := range []bool{false, true} {
-			b.Run(reads+"/"+map[bool]string{false: "meter", true: "meter+guard"}[guarded], func(b *testing.B) {
-				benchCheck(b, answer, key, reads == "event", guarded)
-			})
+	for _, s := range []struct {
+		prefix string
+		p      Provider
+		answer []byte
+	}{{"", Anthropic, sseAnswer()}, {"openai/", OpenAI, openAIAnswer()}} {
+		key := []byte(realKey(s.p))
+		for _, reads := range []string{"32KiB", "event"} {
+			for _, guarded := range []bool{false, true} {
+				b.Run(s.prefix+reads+"/"+map[bool]string{false: "meter", true: "meter+guard"}[guarded], func(b *testing.B) {
+					benchCheck(b, s.p, s.answer, key, reads == "event", guarded)
+				})
+			}
 		}
 	}
 }
 
-func benchCheck(b *testing.B, answer, key []byte, events, guarded bool) {
+func benchCheck(b *testing.B, p Provider, answer, key []byte, events, guarded bool) {
 	b.SetBytes(int64(len(answer)))
 	buf := make([]byte, 32<<10)
 	for b.Loop() {
@@ -69,7 +106,7 @@ func benchCheck(b *testing.B, answer, key []byte, events, guarded bool) {
 		if guarded {
 			rc = &guard{rc: rc, resp: &http.Response{}, check: leakCheck{key: key}, onLeak: func(string) { b.Fatal("leak") }}
 		}
-		m := meter{provider: Anthropic, stream: true}
+		m := meter{provider: p, stream: true}
 		for {
 			n, err := rc.Read(buf)
 			m.write(buf[:n])
