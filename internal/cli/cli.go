@@ -24,7 +24,9 @@
 // errors and are usage errors (exit 2).
 //
 // Whatever the kind, the printed text is redacted with the diagnostic
-// profile, as the logs are: the home directory appears as "~".
+// profile, as the logs are: the home directory appears as "~". A command
+// that fails once its stdout's reader went away prints nothing and exits
+// 141, as SIGPIPE ends it on Unix.
 package cli
 
 import (
@@ -76,13 +78,21 @@ func Main(ctx context.Context, args []string, stdio Stdio) int {
 }
 
 // MainEnv is [Main] with an explicit environment (tests, testscript).
+// A command that fails once its stdout's reader went away prints nothing
+// and returns [exitstatus.BrokenPipe]: the failure is that write's, or
+// nobody reads what it would say (see [stdout]).
 func MainEnv(ctx context.Context, args []string, stdio Stdio, env config.Env) int {
+	out := &stdout{w: stdio.Out}
+	stdio.Out = out
 	a := &app{ctx: ctx, io: stdio, env: env}
 	root := newRoot(a)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
-	if err == nil {
+	switch {
+	case err == nil:
 		return ExitOK
+	case out.gone.Load():
+		return exitstatus.BrokenPipe
 	}
 	return a.report(cmd, err)
 }
