@@ -71,7 +71,7 @@ func (a *app) audit(cmd *cobra.Command, limit int) error {
 		enc.Encode(decisionLine{Kind: "decision", Time: r.Time, Decision: r})
 	}
 	if len(events)+len(recs) == 0 && limit > 0 {
-		fmt.Fprintf(a.io.Err, "coagent8: no security events or decisions recorded in %s\n", dir)
+		a.printf(a.io.Err, "coagent8: no security events or decisions recorded in %s\n", dir)
 	}
 	return nil
 }

@@ -105,6 +105,44 @@ func TestAuditEmptyAndLimit(t *testing.T) {
 	}
 }
 
+// TestMessagesShowHomeAsTilde: the CLI's own messages name a path under
+// the home directory as "~/…", as its errors do (the diagnostic
+// redaction); a path elsewhere is named as it is.
+func TestMessagesShowHomeAsTilde(t *testing.T) {
+	elsewhere := t.TempDir()
+	tests := []struct {
+		name   string
+		env    []string
+		args   []string
+		stream string // "stdout" or "stderr"
+		want   string // the stream's first line
+	}{
+		{"empty audit", nil, []string{"audit"}, "stderr",
+			"coagent8: no security events or decisions recorded in " + filepath.Join("~", ".coagent8")},
+		{"empty audit outside home", []string{"COAGENT8_DIR=" + elsewhere}, []string{"audit"}, "stderr",
+			"coagent8: no security events or decisions recorded in " + elsewhere},
+		{"governance rule", nil, []string{"governance", "allow", "m-1"}, "stdout",
+			filepath.Join("~", ".coagent8", "config.json") + ": governance.models.allow now lists m-1: it runs without asking."},
+		{"governance show", nil, []string{"governance", "show"}, "stdout",
+			"Configuration: " + filepath.Join("~", ".coagent8", "config.json") + " (does not exist; the defaults apply)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			env := config.FromList(append([]string{"HOME=" + home}, tt.env...))
+			code, out, errs := runCLI(t, env, "", tt.args...)
+			text := map[string]string{"stdout": out, "stderr": errs}[tt.stream]
+			got := []any{code, strings.SplitN(text, "\n", 2)[0]}
+			if d := cmp.Diff([]any{ExitOK, tt.want}, got); d != "" {
+				t.Errorf("%v (-want +got):\n%s", tt.args, d)
+			}
+			if strings.Contains(out+errs, home) {
+				t.Errorf("the home directory %s is named:\nstdout %q\nstderr %q", home, out, errs)
+			}
+		})
+	}
+}
+
 // TestAuditNegativeLimitWithEvents: a negative limit used to panic once
 // there were events; it is refused before anything is read.
 func TestAuditNegativeLimitWithEvents(t *testing.T) {

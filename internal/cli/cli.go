@@ -24,7 +24,9 @@
 // errors and are usage errors (exit 2).
 //
 // Whatever the kind, the printed text is redacted with the diagnostic
-// profile, as the logs are: the home directory appears as "~".
+// profile, as the logs are: the home directory appears as "~". A command
+// that fails once its stdout's reader went away prints nothing and exits
+// 141, as SIGPIPE ends it on Unix.
 package cli
 
 import (
@@ -76,13 +78,21 @@ func Main(ctx context.Context, args []string, stdio Stdio) int {
 }
 
 // MainEnv is [Main] with an explicit environment (tests, testscript).
+// A command that fails once its stdout's reader went away prints nothing
+// and returns [exitstatus.BrokenPipe]: the failure is that write's, or
+// nobody reads what it would say (see [stdout]).
 func MainEnv(ctx context.Context, args []string, stdio Stdio, env config.Env) int {
+	out := &stdout{w: stdio.Out}
+	stdio.Out = out
 	a := &app{ctx: ctx, io: stdio, env: env}
 	root := newRoot(a)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
-	if err == nil {
+	switch {
+	case err == nil:
 		return ExitOK
+	case out.gone.Load():
+		return exitstatus.BrokenPipe
 	}
 	return a.report(cmd, err)
 }
@@ -95,15 +105,30 @@ func MainEnv(ctx context.Context, args []string, stdio Stdio, env config.Env) in
 func (a *app) report(cmd *cobra.Command, err error) int {
 	var b strings.Builder
 	code := reportTo(&b, cmd, err)
+	io.WriteString(a.io.Err, a.diagnostic(b.String()))
+	return code
+}
+
+// diagnostic is text, a message of coagent8's own, as the terminal shows
+// it: through the diagnostic redaction of the logs and security events,
+// so the home directory is shown as "~" and a credential quoted by a
+// cause is masked. Command output (an answer, JSON lines, the redact
+// copy) is not a message and does not pass here.
+func (a *app) diagnostic(text string) string {
 	home := a.env.Home()
-	text := redact.NewDiagnostic(home).String(b.String())
+	text = redact.NewDiagnostic(home).String(text)
 	// A home that is a symlink is named by its canonical path wherever a
 	// path was resolved (workspaces, sandbox paths): the same directory.
 	if real, rerr := filepath.EvalSymlinks(home); rerr == nil && home != "" && real != filepath.Clean(home) {
 		text = redact.NewDiagnostic(real).String(text)
 	}
-	io.WriteString(a.io.Err, text)
-	return code
+	return text
+}
+
+// printf writes a message of coagent8's own to w, as [app.diagnostic]
+// shows it (a path under the home directory as "~/…", as errors show it).
+func (a *app) printf(w io.Writer, format string, args ...any) {
+	io.WriteString(w, a.diagnostic(fmt.Sprintf(format, args...)))
 }
 
 func reportTo(w io.Writer, cmd *cobra.Command, err error) int {

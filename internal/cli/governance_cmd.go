@@ -84,9 +84,9 @@ func (a *app) governanceRule(list, model string) error {
 	if !changed {
 		verb = "already"
 	}
-	fmt.Fprintf(a.io.Out, "%s: governance.models.%s %s lists %s: it %s.\n", path, list, verb, model, ruleMeaning[list])
+	a.printf(a.io.Out, "%s: governance.models.%s %s lists %s: it %s.\n", path, list, verb, model, ruleMeaning[list])
 	if f, _ := a.env.Load(); f.GovernanceErr() != nil {
-		fmt.Fprintf(a.io.Out, "Warning: turns are still refused: %s\n", fault.From(f.GovernanceErr()).Message)
+		a.printf(a.io.Out, "Warning: turns are still refused: %s\n", fault.From(f.GovernanceErr()).Message)
 	}
 	return nil
 }
@@ -97,7 +97,9 @@ func newGovernanceShowCmd(a *app) *cobra.Command {
 		Short: "Show the configuration file, your model rules, the price limits and the price source",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			a.governanceShow(a.io.Out)
+			var b strings.Builder
+			a.governanceShow(&b)
+			io.WriteString(a.io.Out, a.diagnostic(b.String()))
 			return nil
 		},
 	}

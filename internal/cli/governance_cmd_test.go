@@ -25,18 +25,19 @@ func TestGovernanceRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := config.FromList([]string{"HOME=" + dir, "COAGENT8_DIR=" + dir, "COAGENT8_CONFIG=" + path})
+	shown := filepath.Join("~", "config.json") // path as the terminal shows it: under the home directory
 	steps := []struct {
 		args             []string
 		out              string
 		allow, ask, deny []string
 	}{
-		{[]string{"allow", "claude-sonnet-5-5"}, path + ": governance.models.allow now lists claude-sonnet-5-5: it runs without asking.\n",
+		{[]string{"allow", "claude-sonnet-5-5"}, shown + ": governance.models.allow now lists claude-sonnet-5-5: it runs without asking.\n",
 			[]string{"claude-sonnet-5-5"}, nil, nil},
-		{[]string{"allow", "claude-sonnet-5-5"}, path + ": governance.models.allow already lists claude-sonnet-5-5: it runs without asking.\n",
+		{[]string{"allow", "claude-sonnet-5-5"}, shown + ": governance.models.allow already lists claude-sonnet-5-5: it runs without asking.\n",
 			[]string{"claude-sonnet-5-5"}, nil, nil},
-		{[]string{"ask", "claude-sonnet-5-5"}, path + ": governance.models.ask now lists claude-sonnet-5-5: it is asked about on every turn, whatever it costs.\n",
+		{[]string{"ask", "claude-sonnet-5-5"}, shown + ": governance.models.ask now lists claude-sonnet-5-5: it is asked about on every turn, whatever it costs.\n",
 			[]string{}, []string{"claude-sonnet-5-5"}, nil},
-		{[]string{"deny", "gpt-6-astra"}, path + ": governance.models.deny now lists gpt-6-astra: it never runs (POLICY_DENIED).\n",
+		{[]string{"deny", "gpt-6-astra"}, shown + ": governance.models.deny now lists gpt-6-astra: it never runs (POLICY_DENIED).\n",
 			[]string{}, []string{"claude-sonnet-5-5"}, []string{"gpt-6-astra"}},
 	}
 	for _, s := range steps {
@@ -61,7 +62,7 @@ func TestGovernanceRules(t *testing.T) {
 		t.Errorf("mode %v, want 0640", fi.Mode().Perm())
 	}
 	code, out, _ := runCLI(t, env, "", "governance", "show")
-	for _, want := range []string{"Configuration: " + path + " (exists)", "deny  gpt-6-astra", "ask   claude-sonnet-5-5",
+	for _, want := range []string{"Configuration: " + shown + " (exists)", "deny  gpt-6-astra", "ask   claude-sonnet-5-5",
 		"allow (none)", "askAbovePrice 12.50", "Price source: embedded", "Edit: coagent8 governance allow|ask|deny MODEL"} {
 		if code != ExitOK || !strings.Contains(out, want) {
 			t.Errorf("show (exit %d) lacks %q:\n%s", code, want, out)

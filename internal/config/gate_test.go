@@ -50,6 +50,30 @@ func TestLiteralCredentialRefusesTheFile(t *testing.T) {
 	}
 }
 
+// TestLiteralCredentialNamesItsFormat: the refusal names the format of
+// the literal as its prefix says, a short or cut Anthropic key included
+// ("sk-ant-api03" was labelled openai-key: the generic sk- pattern's
+// fail-closed rule caught it after sk-ant-'s declined).
+func TestLiteralCredentialNamesItsFormat(t *testing.T) {
+	tests := []struct{ name, value, want string }{
+		{"anthropic key", syntheticAnthropicKey(), "[REDACTED:anthropic-key]"},
+		{"anthropic prefix only", "sk-ant-api03", "[REDACTED:anthropic-key]"},
+		{"anthropic key cut short", "sk-ant-api03-" + strings.Repeat("x", 5), "[REDACTED:anthropic-key]"},
+		{"openai project key", "sk-proj-" + strings.Repeat("P", 40), "[REDACTED:openai-key]"},
+		{"openai legacy key", "sk-" + strings.Repeat("a1", 24), "[REDACTED:openai-key]"},
+		{"github token", "ghp_" + strings.Repeat("g", 36), "[REDACTED:github-token]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadFile(writeConfig(t, `{"gate":{"credentials":{"anthropic":"`+tt.value+`"}}}`))
+			want := "configuration key gate.credentials.anthropic holds a literal credential (" + tt.want + ")"
+			if fe := fault.From(err); fe == nil || !strings.Contains(fe.Message, want) {
+				t.Errorf("LoadFile error %v, want it to say %q", err, want)
+			}
+		})
+	}
+}
+
 // TestGateCredentials: gate.credentials maps providers to references;
 // anything else is refused naming the key.
 func TestGateCredentials(t *testing.T) {

@@ -80,9 +80,9 @@ func (c *fakeConsent) Ask(_ context.Context, d policy.Decision) (governor.Answer
 }
 
 // rig is a governor over fake claude and agy backends with the given
-// configuration file content. events holds what the governor and consent
-// record; the runner's own failure events go elsewhere, so the tests see
-// exactly the refusals raised on the governed path.
+// configuration file content. events holds what the governor, consent
+// and the runner record, so the tests see every refusal of a governed
+// turn, and a refusal recorded twice as two.
 type rig struct {
 	gov    *governor.Governor
 	events *event.Memory
@@ -194,6 +194,16 @@ func TestRun(t *testing.T) {
 		{name: "reported model mismatch", cfg: allowM, model: "m-ok", claude: &fakeBackend{reported: "m-other"},
 			wantRan: []string{"m-ok"}, want: "failed POLICY_DENIED consent.model_mismatch",
 			refusals: []string{"POLICY_DENIED consent.model_mismatch  m-ok"}},
+		{name: "not logged in is refused before asking, once", cfg: askM, model: "m-ask", claude: &fakeBackend{auth: "unauthenticated"},
+			want:     "failed AUTH_REQUIRED claude.not_logged_in",
+			refusals: []string{"AUTH_REQUIRED claude.not_logged_in  m-ask"}},
+		{name: "allowed model refused by the backend's login, once", cfg: allowM, model: "m-ok",
+			claude:  &fakeBackend{runErr: fault.New(fault.AuthRequired, "codex.not_signed_in", "Codex is not signed in.")},
+			wantRan: []string{"m-ok"}, want: "failed AUTH_REQUIRED codex.not_signed_in",
+			refusals: []string{"AUTH_REQUIRED codex.not_signed_in  m-ok"}},
+		{name: "a turn that broke is no refusal", cfg: allowM, model: "m-ok",
+			claude:  &fakeBackend{runErr: fault.New(fault.ProtocolError, "claude.stream", "the stream ended early")},
+			wantRan: []string{"m-ok"}, want: "failed PROTOCOL_ERROR claude.stream"},
 		{name: "no consent is refused first", cfg: allowM, model: "m-ok",
 			consent: func(*rig) governor.Consent { return nil },
 			want:    "failed PROCESS_ERROR governor.consent_required"},

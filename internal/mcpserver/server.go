@@ -101,8 +101,9 @@ func New(o Options) (*Server, error) {
 func newSDKServer(log *slog.Logger) *mcp.Server {
 	return mcp.NewServer(identity(), &mcp.ServerOptions{
 		// The SDK logs every session start at info level; only its
-		// warnings and errors belong on the host's stderr.
-		Logger:       slog.New(minLevel{h: log.Handler(), min: slog.LevelWarn}),
+		// warnings and errors belong on the host's stderr, and a client's
+		// lifecycle mistake is not a server error (see clientMistakes).
+		Logger:       slog.New(sdkLog{minLevel{h: log.Handler(), min: slog.LevelWarn}}),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		Instructions: instructions,
 	})

@@ -138,6 +138,39 @@ func TestKindMarker(t *testing.T) {
 	}
 }
 
+// TestPrefixNamesTheFormat: the marker names the format of the longest
+// prefix, also where only a shorter prefix's rule matched — a key cut
+// short at the end of input ("sk-ant-api03") is caught by the fail-closed
+// rule of "sk-" and was marked openai-key. One-shot and streamed agree.
+func TestPrefixNamesTheFormat(t *testing.T) {
+	anthropic, openai := redact.KindAnthropic.Marker(), redact.KindOpenAI.Marker()
+	tests := []struct{ in, want string }{
+		{"sk-ant-api03", anthropic},
+		{"sk-ant-xxxx", anthropic},
+		{"x sk-ant-_Z9cc1X", "x " + anthropic},
+		{"Bearer sk-ant-aaY-_", "Bearer " + anthropic},
+		{"key: sk-ant-api03", "key: " + anthropic},
+		{"sk-ant-api03-" + strings.Repeat("Q", 90) + "AA", anthropic},
+		{"sk-ant-oat01-Abc", anthropic},
+		// Other sk- formats keep their kind.
+		{"sk-proj-abc", openai},
+		{"sk-" + strings.Repeat("a1", 24), openai},
+		{"sk-antelope" + strings.Repeat("a1", 16), openai},
+	}
+	r := redact.NewAnswer()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := r.String(tt.in); got != tt.want {
+				t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			if got := streamed(t, r, tt.in, rng, 5); got != tt.want {
+				t.Errorf("streamed(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
 // TestBoundAfterRedaction checks R-053's example: an sk-proj- token at
 // offset 95 and a 100-byte limit leave no "sk-" fragment.
 func TestBoundAfterRedaction(t *testing.T) {

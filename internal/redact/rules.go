@@ -3,6 +3,8 @@ package redact
 import (
 	"bytes"
 	"encoding/base64"
+	"slices"
+	"strings"
 )
 
 // Caps bound how far a detector reads, and so the streaming hold-back.
@@ -85,7 +87,7 @@ func (t *tokenRule) detect(c *cursor, i int) (match, res) {
 	}
 	end, capped, eof := span(c.b, j, t.body, capToken)
 	if capped {
-		return match{start: start, end: end, kind: t.kind, swallow: t.body}, hit
+		return match{start: start, end: end, kind: t.kindAt(c.b[i:]), swallow: t.body}, hit
 	}
 	if eof && !c.final {
 		return match{}, more
@@ -98,7 +100,51 @@ func (t *tokenRule) detect(c *cursor, i int) (match, res) {
 	if !ok && !(eof && len(body) >= partialMin) {
 		return match{}, none
 	}
-	return match{start: start, end: end, kind: t.kind}, hit
+	return match{start: start, end: end, kind: t.kindAt(c.b[i:])}, hit
+}
+
+// kindAt is the kind of t's match at the start of b: that of the longest
+// token prefix b starts with. A rule can hit where a longer prefix's rule
+// declined: "sk-ant-api03" at the end of input is too short after
+// "sk-ant-" for that rule's fail-closed minimum ([partialMin]), not after
+// "sk-", and was marked openai-key. The marker names the format the prefix
+// says. b holds the longer prefix whenever t hits: t's body spans it.
+func (t *tokenRule) kindAt(b []byte) Kind {
+	for _, r := range refinements[t] {
+		if bytes.HasPrefix(b, []byte(r.prefix)) {
+			return r.kind
+		}
+	}
+	return t.kind
+}
+
+// refinements maps each token rule to the rules whose prefix extends its
+// own with another kind ("sk-" to "sk-ant-"), longest prefix first. The
+// extension must be bytes of the shorter rule's body, so its span covers
+// it: a streamed match then sees the same prefix as a one-shot one.
+var refinements = refinementsOf(tokenRules)
+
+func refinementsOf(rules []*tokenRule) map[*tokenRule][]*tokenRule {
+	out := map[*tokenRule][]*tokenRule{}
+	for _, t := range rules {
+		for _, r := range rules {
+			if r.kind != t.kind && len(r.prefix) > len(t.prefix) && strings.HasPrefix(r.prefix, t.prefix) &&
+				allIn(t.body, r.prefix[len(t.prefix):]) {
+				out[t] = append(out[t], r)
+			}
+		}
+		slices.SortStableFunc(out[t], func(a, b *tokenRule) int { return len(b.prefix) - len(a.prefix) })
+	}
+	return out
+}
+
+func allIn(set *byteSet, s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !set[s[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 // detectJWT finds header.payload.signature in base64url whose header

@@ -101,11 +101,25 @@ func (r *Runner) warning(w string) string {
 // failed builds the failure Outcome and records refusals as events.
 func (r *Runner) failed(req Request, err error, start time.Time) Outcome {
 	o := r.outcome(req, err, start)
-	switch fe := fault.From(err); fe.Code {
-	case fault.SandboxUnavailable, fault.PolicyDenied, fault.NestedTurn:
+	if fe := fault.From(err); refusal(fe.Code) {
 		r.record(event.Event{Type: event.TypeRefusal, Code: string(fe.Code), Reason: fe.Reason, Backend: req.Backend, Model: req.Model})
 	}
 	return o
+}
+
+// refusal reports whether a failure with code is a refusal, each one a
+// security event, rather than a turn that broke. AUTH_REQUIRED is
+// one: the backend's CLI refused the turn for its login (Codex's
+// codex.not_signed_in before the thread, Claude Code's
+// authentication_failed). The governor records the same refusal itself
+// only when it probes the login before asking; an allowed model is not
+// asked about, so its refusal is raised here, in the run.
+func refusal(code fault.Code) bool {
+	switch code {
+	case fault.SandboxUnavailable, fault.PolicyDenied, fault.NestedTurn, fault.AuthRequired:
+		return true
+	}
+	return false
 }
 
 // outcome builds the failure Outcome of err without recording it.

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/coagent8/coagent8/internal/adapter"
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/event"
@@ -81,6 +83,37 @@ func TestNestedTurnRefusedAndRecorded(t *testing.T) {
 	}
 	if evs := ev.Events(); len(evs) != 1 || evs[0].Type != event.TypeRefusal || evs[0].Reason != "nested_turn" {
 		t.Fatalf("events = %+v", evs)
+	}
+}
+
+// TestBackendRefusalsAreRecorded: a backend that refuses the turn (its
+// login, its profile, a policy check) leaves one refusal event with the
+// code and reason; a turn that merely failed leaves none.
+func TestBackendRefusalsAreRecorded(t *testing.T) {
+	tests := []struct {
+		err  error
+		want []string // "type code reason backend model" of each event
+	}{
+		{fault.New(fault.AuthRequired, "codex.not_signed_in", "x"), []string{"refusal AUTH_REQUIRED codex.not_signed_in claude m"}},
+		{fault.New(fault.AuthRequired, "claude.authentication_failed", "x"), []string{"refusal AUTH_REQUIRED claude.authentication_failed claude m"}},
+		{fault.New(fault.SandboxUnavailable, "claude.startup_report", "x"), []string{"refusal SANDBOX_UNAVAILABLE claude.startup_report claude m"}},
+		{fault.New(fault.PolicyDenied, "consent.model_mismatch", "x"), []string{"refusal POLICY_DENIED consent.model_mismatch claude m"}},
+		{fault.New(fault.Timeout, "turn.deadline", "x"), nil},
+		{fault.New(fault.ProtocolError, "claude.stream", "x"), nil},
+		{os.ErrClosed, nil},
+	}
+	for _, tt := range tests {
+		t.Run(fault.From(tt.err).Reason, func(t *testing.T) {
+			r, ev := newRunner(t, &countingBackend{err: tt.err})
+			r.Run(context.Background(), Request{Backend: "claude", Prompt: "q", Workspace: t.TempDir(), Model: "m"})
+			var got []string
+			for _, e := range ev.Events() {
+				got = append(got, strings.Join([]string{string(e.Type), e.Code, e.Reason, e.Backend, e.Model}, " "))
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("events (-want +got):\n%s", d)
+			}
+		})
 	}
 }
 
