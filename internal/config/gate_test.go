@@ -26,6 +26,12 @@ func TestLiteralCredentialRefusesTheFile(t *testing.T) {
 		{"credential in a verify argument", `{"verify":{"commands":[["/bin/echo","x","` + key + `"]]}}`, "verify.commands[0][2]"},
 		{"credential in an unknown key", `{"notes":{"deploy":"token ` + key + `"}}`, "notes.deploy"},
 		{"github token in egress", `{"egress":{"labels":[{"name":"ghp_` + strings.Repeat("a", 36) + `"}]}}`, "egress.labels[0].name"},
+		// A credential used as a key is found whatever its value, and the
+		// path naming it is redacted too.
+		{"credential as a key", `{"gate":{"credentials":{"` + key + `":"env:X"}}}`, "gate.credentials.[REDACTED:anthropic-key]"},
+		{"credential as a key of a number", `{"notes":{"` + key + `":1}}`, "notes.[REDACTED:anthropic-key]"},
+		{"credential as a key of an object", `{"notes":{"` + key + `":{}}}`, "notes.[REDACTED:anthropic-key]"},
+		{"credential as a key of null", `{"notes":{"` + key + `":null}}`, "notes.[REDACTED:anthropic-key]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

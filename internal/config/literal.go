@@ -39,15 +39,17 @@ func literalCredential(top map[string]json.RawMessage) error {
 }
 
 // findLiteral returns the path of the first string under v (at path)
-// that carries a credential format, and its redacted form.
+// that carries a credential format, and its redacted form. A credential
+// used as a key, whatever its value's type, is reported with the path
+// redacted: the error must not quote it.
 func findLiteral(path string, v any) (string, string) {
+	if red := answerFormats.String(path); red != path {
+		return red, "used as a key"
+	}
 	switch t := v.(type) {
 	case string:
 		if red := answerFormats.String(t); red != t {
 			return path, red
-		}
-		if red := answerFormats.String(path); red != path {
-			return path, red // a credential used as a key
 		}
 	case []any:
 		for i, e := range t {
