@@ -139,10 +139,13 @@ http { access_log off; client_body_temp_path %[1]s/cb; proxy_temp_path %[1]s/px;
 `, dir, strings.TrimPrefix(upstream, "http://"), port)
 	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(conf), 0o600)
 	cmd := exec.Command(bin, "-p", dir, "-e", filepath.Join(dir, "error.log"), "-c", filepath.Join(dir, "nginx.conf"))
+	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// Killing the master alone left its worker running, an orphan holding
+	// CPU and connections through every later run on the machine.
+	b.Cleanup(func() { killGroup(cmd); cmd.Wait() })
 	url := fmt.Sprintf("http://127.0.0.1:%d", port)
 	for i := 0; i < 100; i++ {
 		if resp, err := http.Head(url + "/api/hello"); err == nil {

@@ -107,6 +107,10 @@ func outputMessage(text, status string) map[string]any {
 		"role": "assistant", "content": content}
 }
 
+// obfuscation is the padding the Responses API adds to a delta event so
+// that its length does not tell the delta's.
+func obfuscation(delta string) string { return "pad0123456789abcdef"[:3+len(delta)%16] }
+
 // stream writes the Responses SSE answer and reports whether every event
 // was written. There is no "data: [DONE]" in this API.
 func (o *OpenAI) stream(w http.ResponseWriter, rep Reply, model, cred string) bool {
@@ -126,8 +130,10 @@ func (o *OpenAI) stream(w http.ResponseWriter, rep Reply, model, cred string) bo
 		if rep.Echo == EchoText && i == 0 {
 			d += " " + cred
 		}
+		// logprobs and obfuscation as the real API sends them (the
+		// padding evens out the event's length; the client ignores it).
 		ev("response.output_text.delta", map[string]any{"item_id": "msg_test01", "output_index": 0,
-			"content_index": 0, "delta": d})
+			"content_index": 0, "delta": d, "logprobs": []any{}, "obfuscation": obfuscation(d)})
 	}
 	if rep.Truncate {
 		return s.err == nil
