@@ -43,17 +43,29 @@ func TestQueueKeepsCallOrder(t *testing.T) {
 	}
 }
 
-// A refusal is written before Record returns, after the decisions queued
-// before it: its error's "event": "recorded" stays true.
-func TestQueueRefusalWrittenBeforeReturn(t *testing.T) {
-	mem := &Memory{}
-	q := NewQueue(mem)
-	defer q.Close()
-	q.Record(Event{Type: TypeDecision, Reason: "admitted"})
-	q.Record(Event{Type: TypeRefusal, Reason: "denied"})
-	got, want := fmt.Sprint(reasons(mem.Events())), "[admitted denied]"
-	if got != want {
-		t.Errorf("after a refusal's Record returned: %s, want %s", got, want)
+// What is written when a call returns, the writer still running: a
+// refusal after the decisions queued before it (its error's "event":
+// "recorded" stays true), and everything before a Flush.
+func TestQueueWrittenBeforeReturn(t *testing.T) {
+	tests := []struct {
+		name string
+		last func(*Queue)
+		want string
+	}{
+		{"refusal", func(q *Queue) { q.Record(Event{Type: TypeRefusal, Reason: "denied"}) }, "[admitted denied]"},
+		{"flush", (*Queue).Flush, "[admitted]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mem := &Memory{}
+			q := NewQueue(mem)
+			defer q.Close()
+			q.Record(Event{Type: TypeDecision, Reason: "admitted"})
+			tt.last(q)
+			if got := fmt.Sprint(reasons(mem.Events())); got != tt.want {
+				t.Errorf("written when the call returned: %s, want %s", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -135,17 +147,6 @@ func TestQueueAfterCloseWritesSynchronously(t *testing.T) {
 	q.Record(Event{Type: TypeDecision, Reason: "late"})
 	if got, want := fmt.Sprint(reasons(mem.Events())), "[late]"; got != want {
 		t.Errorf("after Close: %s, want %s", got, want)
-	}
-}
-
-func TestQueueFlush(t *testing.T) {
-	mem := &Memory{}
-	q := NewQueue(mem)
-	defer q.Close()
-	q.Record(Event{Type: TypeDecision, Reason: "d"})
-	q.Flush()
-	if got, want := len(mem.Events()), 1; got != want {
-		t.Errorf("%d events after Flush, want %d", got, want)
 	}
 }
 
