@@ -60,11 +60,13 @@ func (q *Queue) Record(e Event) error {
 	q.mu.Lock()
 	if e.Type == TypeDecision && !q.closed && len(q.pending) < maxQueued {
 		q.pending = append(q.pending, e)
-		q.mu.Unlock()
+		// Wake the writer under mu: Close closes wake under mu once
+		// closed is set, so this send never meets a closed channel.
 		select {
 		case q.wake <- struct{}{}:
 		default:
 		}
+		q.mu.Unlock()
 		return nil
 	}
 	q.mu.Unlock()
@@ -83,8 +85,8 @@ func (q *Queue) Close() error {
 		return nil
 	}
 	q.closed = true
+	close(q.wake) // under mu: see Record
 	q.mu.Unlock()
-	close(q.wake)
 	<-q.done
 	q.Flush()
 	return nil

@@ -185,3 +185,34 @@ func TestQueueConcurrent(t *testing.T) {
 		t.Errorf("%d events, want %d", got, want)
 	}
 }
+
+// Close while callers record decisions (a gate closing under load, as
+// `gate serve` does on SIGTERM): no panic, and every event is written.
+// A decision queued just before Close used to wake the writer after Close
+// had closed the wake channel: a send on a closed channel, a panic.
+func TestQueueCloseDuringRecord(t *testing.T) {
+	for round := 0; round < 300; round++ {
+		mem := &Memory{}
+		q := NewQueue(mem)
+		const callers, each = 4, 50
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for c := 0; c < callers; c++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				for i := 0; i < each; i++ {
+					q.Record(Event{Type: TypeDecision, Reason: fmt.Sprint(i)})
+				}
+			}()
+		}
+		close(start)
+		q.Close()
+		wg.Wait()
+		q.Flush()
+		if got, want := len(mem.Events()), callers*each; got != want {
+			t.Fatalf("round %d: %d events, want %d", round, got, want)
+		}
+	}
+}
