@@ -101,11 +101,19 @@ func (r *Runner) warning(w string) string {
 // failed builds the failure Outcome and records refusals as events.
 func (r *Runner) failed(req Request, err error, start time.Time) Outcome {
 	o := r.outcome(req, err, start)
-	if fe := fault.From(err); refusal(fe.Code) {
+	var done recorded
+	if fe := fault.From(err); refusal(fe.Code) && !errors.As(err, &done) {
 		r.record(event.Event{Type: event.TypeRefusal, Code: string(fe.Code), Reason: fe.Reason, Backend: req.Backend, Model: req.Model})
 	}
 	return o
 }
+
+// recorded is a refusal whose event was recorded where it was raised,
+// with its detail (workspace_changed): [Runner.failed] records no second
+// event of it (R-046: one refusal, one event).
+type recorded struct{ error }
+
+func (r recorded) Unwrap() error { return r.error }
 
 // refusal reports whether a failure with code is a refusal, each one a
 // security event, rather than a turn that broke. AUTH_REQUIRED is

@@ -205,6 +205,6 @@ func (r *Runner) unchanged(backend, ws string, before fingerprint.Snapshot, res 
 	}
 	r.record(event.Event{Type: event.TypeRefusal, Code: string(fault.SandboxUnavailable), Reason: "workspace_changed",
 		Backend: backend, Detail: fmt.Sprintf("%d path(s) changed", len(changed))})
-	return fault.New(fault.SandboxUnavailable, "workspace_changed",
-		"The workspace changed during the read-only turn (first changed: "+strings.Join(changed, ", ")+"); the answer was withheld.")
+	return recorded{fault.New(fault.SandboxUnavailable, "workspace_changed",
+		"The workspace changed during the read-only turn (first changed: "+strings.Join(changed, ", ")+"); the answer was withheld.")}
 }

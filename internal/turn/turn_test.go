@@ -191,9 +191,15 @@ func TestWorkspaceChangeWithholdsAnswer(t *testing.T) {
 	if o.Error == nil || o.Error.Reason != "workspace_changed" || o.Output != "" {
 		t.Fatalf("outcome = %+v", o)
 	}
-	evs := ev.Events()
-	if len(evs) == 0 || evs[0].Reason != "workspace_changed" {
-		t.Fatalf("events = %+v", evs)
+	// One refusal is one event: unchanged records it with its
+	// detail, and the failed run must not record it again.
+	var got []string
+	for _, e := range ev.Events() {
+		got = append(got, strings.Join([]string{string(e.Type), e.Code, e.Reason, e.Detail}, " "))
+	}
+	want := []string{"refusal SANDBOX_UNAVAILABLE workspace_changed 1 path(s) changed"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("events (-want +got):\n%s", d)
 	}
 }
 
