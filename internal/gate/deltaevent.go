@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"io"
 	"strconv"
 	"unicode/utf8"
 )
@@ -268,20 +269,28 @@ func (e *deltaEvent) add(depth int, parent, key []byte, s []byte) {
 // is not one JSON object (the client drops the event).
 func slowEvent(payload []byte, e *deltaEvent) bool {
 	e.reset()
+	// Numbers are kept as text: encoding/json refuses one beyond
+	// float64's range (1e999) in an any, where JSON.parse (Claude Code)
+	// reads Infinity and shows the event's text.
 	var v map[string]any
-	if json.Unmarshal(payload, &v) != nil || v == nil {
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil || v == nil {
 		return false
 	}
-	if n, ok := v["output_index"].(float64); ok {
-		e.block[0] = int64(n)
-	} else if n, ok := v["index"].(float64); ok {
-		e.block[0] = int64(n)
+	if _, err := dec.Token(); err != io.EOF {
+		return false // trailing data: not one JSON value
 	}
-	if n, ok := v["content_index"].(float64); ok {
-		e.block[1] = int64(n)
+	if n, ok := number(v["output_index"]); ok {
+		e.block[0] = n
+	} else if n, ok := number(v["index"]); ok {
+		e.block[0] = n
 	}
-	if n, ok := v["summary_index"].(float64); ok {
-		e.block[2] = int64(n)
+	if n, ok := number(v["content_index"]); ok {
+		e.block[1] = n
+	}
+	if n, ok := number(v["summary_index"]); ok {
+		e.block[2] = n
 	}
 	switch d := v["delta"].(type) {
 	case string:
@@ -293,6 +302,17 @@ func slowEvent(payload []byte, e *deltaEvent) bool {
 		e.strings(cb, "text", "thinking")
 	}
 	return true
+}
+
+// number is a decoded JSON number as the block index a client computes
+// from it (a float64, truncated); false when v is not a number.
+func number(v any) (int64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	f, _ := n.Float64() // ±Inf beyond the range, as JSON.parse reads it
+	return int64(f), true
 }
 
 // strings appends the string members of m named in keys (a map has no

@@ -25,12 +25,24 @@ func clientText(sse []byte) string {
 				data = append(data, bytes.TrimPrefix(d, []byte(" ")))
 			}
 		}
+		// JSON.parse (Claude Code) reads a number beyond float64's range
+		// as Infinity, not as an error: numbers are kept as text.
 		var v map[string]any
-		if json.Unmarshal(bytes.Join(data, []byte("\n")), &v) != nil {
+		dec := json.NewDecoder(bytes.NewReader(bytes.Join(data, []byte("\n"))))
+		dec.UseNumber()
+		if dec.Decode(&v) != nil {
 			continue
 		}
-		idx, _ := v["index"].(float64)
-		if o, ok := v["output_index"].(float64); ok {
+		if _, err := dec.Token(); err != io.EOF {
+			continue // trailing data: not one JSON value
+		}
+		num := func(k string) (float64, bool) {
+			n, ok := v[k].(json.Number)
+			f, _ := n.Float64()
+			return f, ok
+		}
+		idx, _ := num("index")
+		if o, ok := num("output_index"); ok {
 			idx = o
 		}
 		b := blocks[idx]
@@ -87,6 +99,8 @@ func TestKeySplitAcrossEvasiveDeltas(t *testing.T) {
 		{"whitespace around the colon", anth(`"text" : "`, a) + anth(`"text" : "`, b)},
 		{"escaped key name", anth(`"t\u0065xt":"`, a) + anth(`"t\u0065xt":"`, b)},
 		{"duplicate key, the last one counts", anth(`"text":"","text":"`, a) + anth(`"text":"","text":"`, b)},
+		{"a number beyond float64 in the events", strings.Replace(anth(`"t\u0065xt":"`, a), `"index":0,`, `"index":0,"x":1e999,`, 1) +
+			strings.Replace(anth(`"t\u0065xt":"`, b), `"index":0,`, `"index":0,"x":1e999,`, 1)},
 		{"multi-line data", "data: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\n" + "data: \"" + a + "\"}}\n\n" +
 			"data: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\n" + "data: \"" + b + "\"}}\n\n"},
 		{"a data line after a complete one voids the event", anth(`"text":"`, a) +

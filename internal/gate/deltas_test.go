@@ -26,6 +26,10 @@ func FuzzQuickEvent(f *testing.F) {
 		`{"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","output_index":0,"content_index":0,"delta":" hi","logprobs":[],"obfuscation":"IEJ"}`,
 		`{"delta":[]}`, `{"delta":{"text":[]}}`, `{"content_block":[]}`, `{"index":[]}`, `{"output_index":[],"index":1}`,
 		`{"a":{"b":{"c":[]}}}`, `{"a":[ ]}`, `{"a":[1]}`, `{"a":[[]]}`, `{"a":[]]}`, `{"a":[}`, `[]`,
+		`{"delta":"sk-","logprobs":[],"output_index":0}`, `{"index":0,"delta":{"text":"a","x":[]},"y":[]}`,
+		`{"a":[],"b":[],"delta":"\\"}`, `{"output_index":0,"content_index":[]}`, `{"summary_index":[]}`,
+		`{"delta":{"partial_json":[],"text":"k"}}`, `{"content_block":{"text":[],"thinking":"t"},"index":2}`,
+		`{"delta":[],"delta":"x"}`, `{"x":[]}{"delta":"y"}`, `{"delta":"a"}[]`, `{"x":[]` + "\n" + `,"delta":"y"}`,
 	} {
 		f.Add([]byte(s))
 	}
