@@ -94,7 +94,7 @@ func LoadFile(path string) (File, error) {
 		if err != nil {
 			err = notObject(err)
 		} else {
-			err = literalCredential(top) // the whole file is refused
+			err = literalCredential(b) // the whole file is refused
 		}
 	}
 	if err != nil {

@@ -32,6 +32,12 @@ func TestLiteralCredentialRefusesTheFile(t *testing.T) {
 		{"credential as a key of a number", `{"notes":{"` + key + `":1}}`, "notes.[REDACTED:anthropic-key]"},
 		{"credential as a key of an object", `{"notes":{"` + key + `":{}}}`, "notes.[REDACTED:anthropic-key]"},
 		{"credential as a key of null", `{"notes":{"` + key + `":null}}`, "notes.[REDACTED:anthropic-key]"},
+		// The file's tokens are read, not its decoded map: a duplicate
+		// key does not hide the value it replaces (red team 2026-12-02).
+		{"credential under a replaced duplicate", `{"notes":{"x":"` + key + `"},"notes":{}}`, "notes.x"},
+		{"credential replaced in an object", `{"notes":{"x":"` + key + `","x":"fine"}}`, "notes.x"},
+		{"credential JSON-escaped", `{"notes":["ok",{"y":"` + strings.Replace(key, "-", `\u002d`, 2) + `"}]}`, "notes[1].y"},
+		{"credential deep in arrays", `{"verify":{"commands":[[],["a",["b","` + key + `"]]]}}`, "verify.commands[1][1][1]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
