@@ -334,11 +334,14 @@ func (a *app) gateServe(ctx context.Context, listen, workspace string, unsafe []
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second}
-	go func() { <-ctx.Done(); srv.Close() }()
+	h := newInflight(g)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	stopped := make(chan struct{})
+	go func() { <-ctx.Done(); stopServing(srv, h); close(stopped) }()
 	a.printJSON(map[string]string{"listening": "http://" + ln.Addr().String(), "egress_policy": source})
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	<-stopped // every exchange settled before the gate and its database close
 	return nil
 }

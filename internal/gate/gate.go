@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"crypto/hmac"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -89,6 +90,9 @@ type Options struct {
 	// WatchInterval is how often live streams' grants are re-read from the
 	// database, so a revocation by another process cuts them (0 = 200 ms).
 	WatchInterval time.Duration
+	// CloseGrace is how long [Gate.Close] lets the exchanges in flight end
+	// on their own before it cuts them (0 = 10 s).
+	CloseGrace time.Duration
 	// Transport reaches the upstreams (nil = a dedicated transport without
 	// environment proxies).
 	Transport http.RoundTripper
@@ -176,6 +180,7 @@ func withDefaults(o Options) Options {
 		}
 	}
 	def(&o.DrainTimeout, 2*time.Minute)
+	def(&o.CloseGrace, 10*time.Second)
 	def(&o.MaxStream, 30*time.Minute)
 	def(&o.WatchInterval, 200*time.Millisecond)
 	if o.MaxDrains <= 0 {
@@ -196,13 +201,24 @@ func withDefaults(o Options) Options {
 	return o
 }
 
-// Close stops the watcher and the background checkpoints, waits for
-// pending settlements and returns the writer connection to the pool.
-// In-flight exchanges finish on their own and settle through the pool.
+// Close stops the watcher and the background checkpoints, lets the
+// exchanges still in flight (a stream, or a drain reading to the usage
+// report after its client left) end on their own for a grace
+// (Options.CloseGrace), cuts those still running, waits for every
+// settlement, and returns the writer connection to the pool. A cut exchange is settled as any cut:
+// uncertain, charged its full reservation unless the usage arrived.
+// Before, Close did not wait for exchanges: one still in flight settled
+// later through the pool, or never when the process exited first (red
+// team 2026-12-02: `gate serve` stopping mid-stream left its attempt
+// "sent"). The caller stops serving first.
 func (g *Gate) Close() error {
 	g.stop()
 	<-g.done
 	g.bg.Wait()
+	if !g.waitFlights(g.opts.CloseGrace) {
+		g.cutAll(errors.New("gate closing"))
+		g.waitFlights(cutWait)
+	}
 	g.settling.Wait()
 	return g.ledger.close()
 }

@@ -73,13 +73,15 @@ func (b *meteredBody) finish() {
 		b.rc.Close()
 		b.m.close()
 		charge, out := b.charge()
-		b.a.done()
 		// Settle off the client's path: after the handler returned, so the
 		// write does not compete with the end of the response for the CPU
 		// (issue 9 benchmark: ~45 µs at p50 on two cores). The reservation
 		// keeps holding the budget until then, which only errs on the side
 		// of denying; the settlement event follows the durable write.
+		// Counted before the flight ends: Close waits for the flights,
+		// then for the settlements.
 		b.g.settling.Add(1)
+		b.a.done()
 		go func() {
 			defer b.g.settling.Done()
 			<-b.a.served

@@ -45,6 +45,37 @@ func (g *Gate) cutGrant(id string, cause error) {
 	}
 }
 
+// cutWait bounds how long Close waits for the exchanges it cut (a cut
+// ends the upstream request at once).
+const cutWait = 5 * time.Second
+
+// cutAll cancels every stream and drain in flight.
+func (g *Gate) cutAll(cause error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, set := range g.flights {
+		for f := range set {
+			f.cancel(errors.Join(errCut, cause))
+		}
+	}
+}
+
+// waitFlights reports whether no exchange is in flight, waiting up to max
+// for it. Polled: it runs at Close only.
+func (g *Gate) waitFlights(max time.Duration) bool {
+	for deadline := time.Now().Add(max); ; time.Sleep(5 * time.Millisecond) {
+		g.mu.Lock()
+		n := len(g.flights)
+		g.mu.Unlock()
+		if n == 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
 // watch re-reads, every WatchInterval, the grants that have streams in
 // flight and cuts those no longer live: revocation by another process
 // (coagent8 gate revoke) thus takes effect within about one interval

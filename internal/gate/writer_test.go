@@ -37,8 +37,9 @@ func TestCheckpointsOffRequestPath(t *testing.T) {
 	}
 }
 
-// TestSettlesAfterClose: a stream that outlives Close is still settled
-// (through the pool, the writer connection being gone).
+// TestSettlesAfterClose: a stream in flight when Close is called ends
+// within Close's grace and is settled from its usage before Close
+// returns.
 func TestSettlesAfterClose(t *testing.T) {
 	f := newFixture(t, nil)
 	f.anth.Script(providertest.Reply{Chunks: 10, ChunkDelay: 20 * time.Millisecond, InputTokens: 300, OutputTokens: 200})
@@ -222,5 +223,29 @@ func TestGroupedSettlementsExact(t *testing.T) {
 		if a.State != AttemptCompleted {
 			t.Errorf("attempt %+v, want completed", a)
 		}
+	}
+}
+
+// TestCloseCutsExchangesPastGrace: Close lets a stream run for its grace,
+// then cuts it; the attempt is settled uncertain (charged its full
+// reservation: no usage arrived) before Close returns.
+func TestCloseCutsExchangesPastGrace(t *testing.T) {
+	f := newFixture(t, func(o *Options) { o.CloseGrace = 100 * time.Millisecond })
+	f.anth.Script(providertest.Reply{Chunks: 50, ChunkDelay: 100 * time.Millisecond, InputTokens: 300, OutputTokens: 200})
+	gr, phantom := f.grant(spec(Anthropic))
+	resp := f.call(Anthropic, phantom, gr.Model, true)
+	defer resp.Body.Close()
+	br := firstEvent(t, resp)
+	go io.Copy(io.Discard, br) // a client still reading
+	start := time.Now()
+	if err := f.gate.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("Close took %v with a 100 ms grace", took)
+	}
+	as := attempts(t, f, gr.ID)
+	if len(as) != 1 || as[0].State != AttemptUncertain || as[0].Charged != as[0].Reserved {
+		t.Errorf("attempts after Close = %+v, want one uncertain, charged its reservation", as)
 	}
 }
