@@ -56,7 +56,9 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.record(g.eventOf(a, event.TypeDecision, ReasonAdmitted, "")) // the egress decision's event names the headers
 	r = r.WithContext(context.WithValue(r.Context(), admKey{}, a))
 	defer close(a.served)
-	g.proxies[a.route.Provider].ServeHTTP(w, r)
+	hf := &headerFlush{ResponseWriter: w}
+	defer hf.stop()
+	g.proxies[a.route.Provider].ServeHTTP(hf, r)
 }
 
 // admit runs the admission order of notes/gate.md §1. On denial a carries
