@@ -63,6 +63,14 @@ const (
 	// stepRejectHeld: a rejection holds the pending lock, job not yet
 	// rejected.
 	stepRejectHeld = -1
+	// stepChecked: the job was checked again under the pending lock; the
+	// commit point comes next. Far below the others: the kill test's
+	// child reads a negative step as "pause at its opposite".
+	stepChecked = -100
+	// stepQuarantineBusy: a quarantine found the lock held and waits.
+	stepQuarantineBusy = -101
+	// stepQuarantineHeld: a quarantine holds the lock, job not yet tainted.
+	stepQuarantineHeld = -102
 )
 
 // Admitter admits and rejects candidates. It is safe for concurrent use;

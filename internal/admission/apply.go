@@ -119,6 +119,7 @@ func (a *Admitter) stage(ctx context.Context, p *plan, jr *journal) (err error) 
 	} else if j.Candidate.Digest != jr.Digest {
 		return fault.New(fault.SandboxUnavailable, ReasonDigest, "The stored candidate changed during the admission.")
 	}
+	a.step(stepChecked)
 	if err := a.commit(jr); err != nil {
 		return applyError(err)
 	}

@@ -15,7 +15,10 @@ import (
 // (a running `gate serve` cuts their streams within its watch interval),
 // taints the job, its candidate and artifacts with bounded secret-free
 // evidence, and records a security event. Admission then needs
-// `coagent8 admit JOB --ack tainted`.
+// `coagent8 admit JOB --ack tainted`. It runs under the job's admission
+// lock (admission.Admitter.Quarantine): it waits for an admission of the
+// job in progress instead of landing between its last check and its
+// commit point.
 //
 // The terminal holds no handle on a running job's process tree (its
 // supervisor is another coagent8 process): the result says so
@@ -37,12 +40,12 @@ func (a *app) quarantine(ctx context.Context, id string) error {
 		return err
 	}
 	defer closeGate()
-	return a.withJobs(ctx, func(jobs *job.Store, _ *admission.Admitter) error {
+	return a.withJobs(ctx, func(_ *job.Store, adm *admission.Admitter) error {
 		events, closeEvents := a.eventSink(a.logger())
 		defer closeEvents()
 		// The same one action as a containment event during a job
 		// (governor's finishJob): Quarantine records the security event.
-		ev, err := jobs.Quarantine(ctx, id, job.Containment{Revoker: g, Trigger: "operator", Actor: terminalActor(), Events: events})
+		ev, err := adm.Quarantine(ctx, id, job.Containment{Revoker: g, Trigger: "operator", Actor: terminalActor(), Events: events})
 		if err != nil {
 			return err
 		}
