@@ -60,15 +60,21 @@ func (a *app) audit(cmd *cobra.Command, limit int) error {
 	}
 	enc := json.NewEncoder(a.io.Out)
 	events := auditEvents(filepath.Join(dir, "events.jsonl"), key, limit)
+	// A failed write ends the export: a reader that went away
+	// (`coagent8 audit | head -1`) is not written to line after line.
 	for _, e := range events {
-		enc.Encode(eventLine{Kind: "event", Event: e})
+		if err := enc.Encode(eventLine{Kind: "event", Event: e}); err != nil {
+			return fmt.Errorf("audit: write: %w", err)
+		}
 	}
 	recs, err := auditDecisions(cmd.Context(), dir, limit)
 	if err != nil {
 		return err
 	}
 	for _, r := range recs {
-		enc.Encode(decisionLine{Kind: "decision", Time: r.Time, Decision: r})
+		if err := enc.Encode(decisionLine{Kind: "decision", Time: r.Time, Decision: r}); err != nil {
+			return fmt.Errorf("audit: write: %w", err)
+		}
 	}
 	if len(events)+len(recs) == 0 && limit > 0 {
 		a.printf(a.io.Err, "coagent8: no security events or decisions recorded in %s\n", dir)

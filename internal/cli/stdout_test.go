@@ -47,7 +47,9 @@ func TestClosedStdoutIsQuiet(t *testing.T) {
 		{"version", []string{"version"}, "", func() io.Writer { return failingOut{syscall.EPIPE} }, exitstatus.BrokenPipe, ""},
 		{"version flag", []string{"--version"}, "", func() io.Writer { return failingOut{syscall.EPIPE} }, exitstatus.BrokenPipe, ""},
 		{"jobs", []string{"jobs"}, "", func() io.Writer { return failingOut{syscall.EPIPE} }, exitstatus.BrokenPipe, ""},
-		{"audit", []string{"audit"}, "", func() io.Writer { return failingOut{syscall.EPIPE} }, ExitOK, ""},
+		{"audit", []string{"audit"}, "", func() io.Writer { return failingOut{syscall.EPIPE} }, exitstatus.BrokenPipe, ""},
+		{"audit, another write error", []string{"audit"}, "", func() io.Writer { return failingOut{syscall.EIO} },
+			ExitFailure, "coagent8: error"},
 		{"completion", []string{"completion", "bash"}, "", func() io.Writer { return failingOut{syscall.EPIPE} }, exitstatus.BrokenPipe, ""},
 		{"redact", []string{"redact"}, "a line\n", func() io.Writer { return failingOut{syscall.EPIPE} }, exitstatus.BrokenPipe, ""},
 		{"jobs into a closed io.Pipe", []string{"jobs"}, "", closedPipe, exitstatus.BrokenPipe, ""},
@@ -71,5 +73,33 @@ func TestClosedStdoutIsQuiet(t *testing.T) {
 				t.Errorf("stderr = %q, want %q", got, tt.wantErr)
 			}
 		})
+	}
+}
+
+// countingOut fails every write with EPIPE and counts the attempts.
+type countingOut struct{ n *int }
+
+func (c countingOut) Write([]byte) (int, error) { *c.n++; return 0, syscall.EPIPE }
+
+// TestAuditStopsAtFirstFailedWrite: `coagent8 audit` into a reader that
+// went away stops at the first failed line (it wrote every line into
+// the broken pipe and exited 0).
+func TestAuditStopsAtFirstFailedWrite(t *testing.T) {
+	env := testEnv(t)
+	line := `{"type":"refusal","time":"2026-01-02T03:04:05Z","code":"AUTH_REQUIRED","reason":"codex.not_signed_in","backend":"codex"}` + "\n"
+	if err := os.WriteFile(filepath.Join(env.StateDir(), "events.jsonl"), []byte(strings.Repeat(line, 5)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	var errb bytes.Buffer
+	code := MainEnv(context.Background(), []string{"audit"}, Stdio{In: strings.NewReader(""), Out: countingOut{&n}, Err: &errb}, env)
+	if got, want := code, exitstatus.BrokenPipe; got != want {
+		t.Errorf("exit %d, want %d (stderr %q)", got, want, errb.String())
+	}
+	if got, want := n, 1; got != want {
+		t.Errorf("write attempts %d, want %d", got, want)
+	}
+	if errb.Len() != 0 {
+		t.Errorf("stderr %q, want empty", errb.String())
 	}
 }
