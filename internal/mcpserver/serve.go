@@ -8,6 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/coagent8/coagent8/internal/exitstatus"
 )
 
 // Serve runs one MCP session over t until the client disconnects (stdin
@@ -46,12 +48,14 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 // disconnected reports whether err, the end of a session, is the client
 // going away: end of input, or a write to the pipe or socket it closed.
 func disconnected(err error) bool {
-	for _, e := range []error{io.EOF, context.Canceled, io.ErrClosedPipe, syscall.EPIPE, syscall.ECONNRESET} {
+	for _, e := range []error{io.EOF, context.Canceled, syscall.ECONNRESET} {
 		if errors.Is(err, e) {
 			return true
 		}
 	}
-	return false
+	// EPIPE, io.ErrClosedPipe and Windows' ERROR_BROKEN_PIPE/ERROR_NO_DATA:
+	// the same test the command line uses for its stdout.
+	return exitstatus.IsBrokenPipe(err)
 }
 
 // refuseSetLevel is receiving middleware answering logging/setLevel with

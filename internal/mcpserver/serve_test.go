@@ -2,6 +2,8 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -105,6 +107,34 @@ func TestServeDisconnectIsDebug(t *testing.T) {
 			})
 			if d := cmp.Diff([]any{nil, tt.want}, []any{err, got}); d != "" {
 				t.Errorf("Serve (-want +got):\n%s\nall records: %v", d, h.lines(func(slog.Record) bool { return true }))
+			}
+		})
+	}
+}
+
+// TestDisconnected: the ends of a session that are the client going away,
+// and the ones that are not (those Serve returns).
+func TestDisconnected(t *testing.T) {
+	stdout := func(err error) error { return &fs.PathError{Op: "write", Path: "/dev/stdout", Err: err} }
+	for _, tt := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"end of input", io.EOF, true},
+		{"wrapped end of input", fmt.Errorf("read: %w", io.EOF), true},
+		{"signal", context.Canceled, true},
+		{"broken pipe on stdout", stdout(syscall.EPIPE), true},
+		{"closed io.Pipe", io.ErrClosedPipe, true},
+		{"socket reset", stdout(syscall.ECONNRESET), true},
+		{"I/O error", stdout(syscall.EIO), false},
+		{"disk full", stdout(syscall.ENOSPC), false},
+		{"deadline", context.DeadlineExceeded, false},
+		{"other", errors.New("broken pipe"), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := disconnected(tt.err); got != tt.want {
+				t.Errorf("disconnected(%v) = %v, want %v", tt.err, got, tt.want)
 			}
 		})
 	}
