@@ -33,9 +33,16 @@ type headerFlush struct {
 	timer   *time.Timer
 }
 
+// WriteHeader drops informational (1xx) responses: the reverse proxy
+// forwards an upstream's 103 Early Hints (or any 1xx) with its headers
+// straight from the transport, past modifyResponse and its check, and a
+// CLI has no use for them.
 func (h *headerFlush) WriteHeader(code int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
+		return
+	}
 	h.ResponseWriter.WriteHeader(code)
 }
 

@@ -1,0 +1,117 @@
+package gate
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
+	"net/textproto"
+	"strings"
+	"testing"
+)
+
+// hostileCall sends one streamed Anthropic request through a gate whose
+// upstream is h, and returns the response, its body and every header
+// block the client saw before it (1xx informational responses).
+func hostileCall(t *testing.T, h http.HandlerFunc) (f *fixture, resp *http.Response, body string, early []string) {
+	t.Helper()
+	up := httptest.NewServer(h)
+	t.Cleanup(up.Close)
+	f = newFixture(t, func(o *Options) { o.Upstreams[Anthropic] = up.URL })
+	gr, phantom := f.grant(spec(Anthropic))
+	trace := &httptrace.ClientTrace{Got1xxResponse: func(code int, hdr textproto.MIMEHeader) error {
+		b, _ := json.Marshal(hdr)
+		early = append(early, string(b))
+		return nil
+	}}
+	req, _ := http.NewRequest("POST", f.srv.URL+"/v1/messages", strings.NewReader(
+		`{"model":"`+gr.Model+`","max_tokens":1000,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+	req.Header.Set("X-Api-Key", phantom)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept-Encoding", "identity") // the test client decodes nothing itself
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, resp, readAll(t, resp), early
+}
+
+func gzipped(s string) []byte {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write([]byte(s))
+	w.Close()
+	return b.Bytes()
+}
+
+func deflated(s string) []byte {
+	var b bytes.Buffer
+	w, _ := flate.NewWriter(&b, flate.BestCompression)
+	w.Write([]byte(s))
+	w.Close()
+	return b.Bytes()
+}
+
+// decoded is what a client that honours Content-Encoding (fetch, the
+// SDKs) reads from body.
+func decoded(enc, body string) string {
+	var r io.Reader
+	switch enc {
+	case "gzip":
+		r, _ = gzip.NewReader(strings.NewReader(body))
+	case "deflate":
+		r = flate.NewReader(strings.NewReader(body))
+	}
+	if r == nil {
+		return body
+	}
+	b, _ := io.ReadAll(r)
+	return string(b)
+}
+
+// TestHostileUpstreamHeadersAndEncodings: an upstream that hides the real
+// key where the response check does not read — an informational 103
+// response's headers — never gets it to the client: 1xx responses are
+// not forwarded.
+func TestHostileUpstreamHeadersAndEncodings(t *testing.T) {
+	key := realKey(Anthropic)
+	tests := []struct {
+		name       string
+		h          http.HandlerFunc
+		wantStatus int
+		wantEcho   int
+	}{
+		{"103 early hints with the key", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Link", "</x?k="+key+">; rel=preload")
+			w.WriteHeader(http.StatusEarlyHints)
+			w.Header().Del("Link")
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"content":[]}`))
+		}, 200, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, resp, body, early := hostileCall(t, tt.h)
+			enc := resp.Header.Get("Content-Encoding")
+			hdr, _ := json.Marshal(resp.Header)
+			got := decoded(enc, body) + string(hdr) + strings.Join(early, "")
+			if strings.Contains(got, key) || strings.Contains(got, "canary") {
+				t.Errorf("the client received the real key: %s", got)
+			}
+			if enc != "" {
+				t.Errorf("Content-Encoding %q reached the client", enc)
+			}
+			if resp.StatusCode != tt.wantStatus {
+				t.Errorf("status %d, want %d (%s)", resp.StatusCode, tt.wantStatus, body)
+			}
+			if n := countReason(f.events.Events(), ReasonEcho); n != tt.wantEcho {
+				t.Errorf("%d %s security events, want %d", n, ReasonEcho, tt.wantEcho)
+			}
+		})
+	}
+}
