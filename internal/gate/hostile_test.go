@@ -76,10 +76,21 @@ func decoded(enc, body string) string {
 
 // TestHostileUpstreamHeadersAndEncodings: an upstream that hides the real
 // key where the response check does not read — an informational 103
-// response's headers — never gets it to the client: 1xx responses are
-// not forwarded.
+// response's headers, or a 200 body in a Content-Encoding the client
+// decodes (the gate asks for identity; an upstream may ignore that) —
+// never gets it to the client: 1xx responses are not forwarded, an
+// encoded success body is withheld whole (502, one security event).
 func TestHostileUpstreamHeadersAndEncodings(t *testing.T) {
 	key := realKey(Anthropic)
+	sse := "event: error\ndata: {\"type\":\"error\",\"error\":{\"message\":\"" + key + "\"}}\n\n"
+	js := `{"content":[{"type":"text","text":"` + key + `"}]}`
+	encoded := func(ctype, enc string, body []byte) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", ctype)
+			w.Header().Set("Content-Encoding", enc)
+			w.Write(body)
+		}
+	}
 	tests := []struct {
 		name       string
 		h          http.HandlerFunc
@@ -93,6 +104,11 @@ func TestHostileUpstreamHeadersAndEncodings(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write([]byte(`{"content":[]}`))
 		}, 200, 0},
+		{"gzip event stream", encoded("text/event-stream", "gzip", gzipped(sse)), 502, 1},
+		{"gzip json body", encoded("application/json", "gzip", gzipped(js)), 502, 1},
+		{"deflate json body", encoded("application/json", "deflate", deflated(js)), 502, 1},
+		{"br json body", encoded("application/json", "br", []byte("\x1b\x00")), 502, 1},
+		{"gzip listed after identity", encoded("application/json", "identity, gzip", gzipped(js)), 502, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,6 +27,8 @@ func (g *Gate) modifyResponse(resp *http.Response) error {
 		g.upstreamError(resp, a, check)
 	case echo:
 		g.withhold(resp, a, "response header")
+	case encoded(resp.Header):
+		g.withhold(resp, a, "encoded response body")
 	case sse:
 		resp.Header.Del("Content-Length") // a withheld stream ends early
 		resp.ContentLength = -1
@@ -37,6 +39,21 @@ func (g *Gate) modifyResponse(resp *http.Response) error {
 		return g.wholeBody(resp, a, check)
 	}
 	return nil
+}
+
+// encoded reports whether the body is in a Content-Encoding other than
+// identity. The gate asks for identity, but an upstream may send gzip or
+// br anyway: the check would read compressed bytes the client then
+// decodes (fetch and the SDKs decode whatever the header names).
+func encoded(h http.Header) bool {
+	for _, v := range h.Values("Content-Encoding") {
+		for c := range strings.SplitSeq(v, ",") {
+			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // wholeBody reads a non-streamed body (bounded by maxLine), checks it and
