@@ -18,6 +18,8 @@ import (
 func clientText(sse []byte) string {
 	blocks := map[float64]*strings.Builder{}
 	var order []float64
+	// CR, LF and CRLF each end a line (the SSE rule).
+	sse = bytes.ReplaceAll(bytes.ReplaceAll(sse, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
 	for _, ev := range bytes.Split(sse, []byte("\n\n")) {
 		var data [][]byte
 		for line := range bytes.Lines(ev) {
@@ -133,4 +135,40 @@ func TestKeySplitAcrossEvasiveDeltas(t *testing.T) {
 			t.Errorf("stream changed:\n got %q\nwant %q", out, sse)
 		}
 	})
+}
+
+// TestBareCarriageReturnWithheld: a client ends an SSE line at a lone CR
+// too, so a key split across events ended that way is whole on its side;
+// the gate, reading LF-ended lines, withholds such a stream. CRLF is read
+// as the client reads it.
+func TestBareCarriageReturnWithheld(t *testing.T) {
+	key := "gk" + strings.Repeat("-q7", 14) + "-canary"
+	a, b := key[:len(key)/2], key[len(key)/2:]
+	anth := func(s, eol string) string {
+		return "event: content_block_delta" + eol + "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"" + s + "\"}}" + eol + eol
+	}
+	for _, tc := range []struct{ name, sse, want string }{
+		{"CR line endings", anth(a, "\r") + anth(b, "\r"), "response line ending"},
+		{"CR, then LF line endings", anth(a, "\r") + anth(b, "\n"), "response line ending"},
+		{"CR-ended events inside one LF-ended line", anth(a, "\r") + anth(b, "\r") + "\n", "response line ending"},
+		{"CR then CRLF ends an event", strings.ReplaceAll(anth(a, "\n"), "\n\n", "\r\r\n") + anth(b, "\n"), "response line ending"},
+		{"CRLF line endings", anth(a, "\r\n") + anth(b, "\r\n"), "response deltas"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(clientText([]byte(tc.sse)), key) {
+				t.Fatalf("the client would not reassemble the key: the case proves nothing (%q)", clientText([]byte(tc.sse)))
+			}
+			leaked := ""
+			g := &guard{rc: io.NopCloser(strings.NewReader(tc.sse)), resp: &http.Response{}, check: leakCheck{key: []byte(key)},
+				onLeak: func(w string) { leaked = w }, errEv: errorEvent(Anthropic, "test")}
+			out, _ := io.ReadAll(g)
+			g.Close()
+			if strings.Contains(clientText(out), key) {
+				t.Errorf("the client reassembled the key: %q", out)
+			}
+			if leaked != tc.want {
+				t.Errorf("withheld %q, want %q", leaked, tc.want)
+			}
+		})
+	}
 }

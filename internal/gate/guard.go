@@ -156,6 +156,9 @@ func (b *guard) fill() {
 	case cut > 0 && b.check.in(data[:cut]):
 		b.withhold("response body")
 		return
+	case cut > 0 && bareCR(data[:cut]):
+		b.withhold("response line ending")
+		return
 	case cut > 0 && b.win.leaks(b.check, data[:cut]):
 		b.withhold("response deltas")
 		return
@@ -174,6 +177,23 @@ func (b *guard) fill() {
 		if err == io.EOF && b.check.header(b.resp.Trailer) {
 			clear(b.resp.Trailer)
 			b.withhold("response trailer")
+		}
+	}
+}
+
+// bareCR reports whether p has a carriage return that does not start a
+// CRLF. An SSE client ends a line at CR, LF or CRLF alike; the window
+// reads LF-ended lines, so events ended by a lone CR would reach the
+// client unread (providers never send one).
+func bareCR(p []byte) bool {
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(p[i:], '\r')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+1 == len(p) || p[i+1] != '\n' {
+			return true
 		}
 	}
 }
