@@ -41,6 +41,7 @@ type deltaWindow struct {
 	undoT *blockTail
 	undo  []byte
 	buf   []byte
+	begun bool // the stream's first line was read
 }
 
 // blockTail is the last max(len(key), formatTail) bytes of a block.
@@ -55,6 +56,11 @@ func (w *deltaWindow) leaks(c leakCheck, p []byte) bool {
 	defer w.keep()
 	for line := range bytes.Lines(p) {
 		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		if !w.begun {
+			// A client drops a byte order mark that starts the stream;
+			// left on, it hid the first line's "data:" from the window.
+			line, w.begun = bytes.TrimPrefix(line, []byte("\uFEFF")), true
+		}
 		if len(line) == 0 {
 			w.lines, w.undoT, w.first = 0, nil, nil // the event is dispatched
 			continue

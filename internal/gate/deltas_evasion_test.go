@@ -18,7 +18,9 @@ import (
 func clientText(sse []byte) string {
 	blocks := map[float64]*strings.Builder{}
 	var order []float64
-	// CR, LF and CRLF each end a line (the SSE rule).
+	// A leading byte order mark is dropped; CR, LF and CRLF each end a
+	// line (the SSE rules).
+	sse = bytes.TrimPrefix(sse, []byte("\uFEFF"))
 	sse = bytes.ReplaceAll(bytes.ReplaceAll(sse, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
 	for _, ev := range bytes.Split(sse, []byte("\n\n")) {
 		var data [][]byte
@@ -105,6 +107,7 @@ func TestKeySplitAcrossEvasiveDeltas(t *testing.T) {
 			strings.Replace(anth(`"t\u0065xt":"`, b), `"index":0,`, `"index":0,"x":1e999,`, 1)},
 		{"multi-line data", "data: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\n" + "data: \"" + a + "\"}}\n\n" +
 			"data: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\n" + "data: \"" + b + "\"}}\n\n"},
+		{"a byte order mark before the first data line", "\uFEFF" + strings.TrimPrefix(anth(`"text":"`, a), "event: content_block_delta\n") + anth(`"text":"`, b)},
 		{"a data line after a complete one voids the event", anth(`"text":"`, a) +
 			strings.Replace(anth(`"text":"`, "junk"), "\n\n", "\ndata: 1\n\n", 1) + anth(`"text":"`, b)},
 	} {
