@@ -106,6 +106,12 @@ func (w *deltaWindow) dataLine(c leakCheck, payload []byte) bool {
 	if !slowEvent(w.data, &w.ev) {
 		return false
 	}
+	// Its lines were checked alone, where a JSON escape is not decoded
+	// (no line is JSON by itself): the client reads every string of
+	// the event decoded, not only the delta pieces.
+	if escaped(w.data) && c.raw(unescaped(w.data)) {
+		return true
+	}
 	return w.apply(c)
 }
 

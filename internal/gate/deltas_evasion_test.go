@@ -175,3 +175,35 @@ func TestBareCarriageReturnWithheld(t *testing.T) {
 		})
 	}
 }
+
+// TestMultiLineEventDecodedWhole: an event whose JSON spans several data
+// lines is read by the client decoded, every string of it; a JSON-escaped
+// key in any field, or an escaped credential format deep in a delta, is
+// whole there although no line, decoded alone, shows it.
+func TestMultiLineEventDecodedWhole(t *testing.T) {
+	key := "gk" + strings.Repeat("-q7", 14) + "-canary"
+	esc := strings.ReplaceAll(key, "-", `\u002d`)
+	ghp := `\u0067hp_` + strings.Repeat("q", 36) // a GitHub token format
+	if !answerFormats.Changes([]byte("ghp_" + strings.Repeat("q", 36))) {
+		t.Fatal("the answer profile does not flag the token: the case proves nothing")
+	}
+	for _, tc := range []struct{ name, sse string }{
+		{"escaped key in an error message", "event: error\ndata: {\"type\":\"error\",\"error\":{\"message\":\ndata: \"" + esc + "\"}}\n\n"},
+		{"escaped format deep in a delta", "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"text\":\ndata: \"" +
+			strings.Repeat("p ", 50) + ghp + "\"}}\n\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			leaked := ""
+			g := &guard{rc: io.NopCloser(strings.NewReader(tc.sse)), resp: &http.Response{}, check: leakCheck{key: []byte(key)},
+				onLeak: func(w string) { leaked = w }, errEv: errorEvent(Anthropic, "test")}
+			out, _ := io.ReadAll(g)
+			g.Close()
+			if bytes.Contains(out, []byte("q7")) || bytes.Contains(out, []byte("qqqq")) {
+				t.Errorf("the event reached the client: %q", out)
+			}
+			if leaked != "response deltas" {
+				t.Errorf("withheld %q, want %q", leaked, "response deltas")
+			}
+		})
+	}
+}
