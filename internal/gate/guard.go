@@ -48,6 +48,13 @@ func (c leakCheck) in(p []byte) bool {
 	return false
 }
 
+// whole is [leakCheck.in] for a whole body, also decoded as the one JSON
+// value it is: a pretty-printed body's lines are not JSON alone, so in
+// left a JSON-escaped key in it undecoded.
+func (c leakCheck) whole(p []byte) bool {
+	return c.in(p) || escaped(p) && json.Valid(p) && c.raw(unescaped(p))
+}
+
 // escaped reports whether p has a JSON escape that could spell an ASCII
 // credential character (\u00XX) or a slash (\/): one search for the
 // backslash instead of one per escape (code text is full of \" and \n).

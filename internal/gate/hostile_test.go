@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -104,6 +105,10 @@ func TestHostileUpstreamHeadersAndEncodings(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write([]byte(`{"content":[]}`))
 		}, 200, 0},
+		{"pretty-printed json body, the key JSON-escaped", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte("{\n  \"content\": [\n    {\n      \"type\": \"text\",\n      \"text\": \"" + jsonEscapeAll(key) + "\"\n    }\n  ]\n}\n"))
+		}, 502, 1},
 		{"gzip event stream", encoded("text/event-stream", "gzip", gzipped(sse)), 502, 1},
 		{"gzip json body", encoded("application/json", "gzip", gzipped(js)), 502, 1},
 		{"deflate json body", encoded("application/json", "deflate", deflated(js)), 502, 1},
@@ -116,6 +121,11 @@ func TestHostileUpstreamHeadersAndEncodings(t *testing.T) {
 			enc := resp.Header.Get("Content-Encoding")
 			hdr, _ := json.Marshal(resp.Header)
 			got := decoded(enc, body) + string(hdr) + strings.Join(early, "")
+			var v any
+			if json.Unmarshal([]byte(decoded(enc, body)), &v) == nil { // as the client reads it
+				b, _ := json.Marshal(v)
+				got += string(b)
+			}
 			if strings.Contains(got, key) || strings.Contains(got, "canary") {
 				t.Errorf("the client received the real key: %s", got)
 			}
@@ -130,4 +140,14 @@ func TestHostileUpstreamHeadersAndEncodings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// jsonEscapeAll writes every byte of s as a \u00XX escape: no credential
+// format matches it undecoded.
+func jsonEscapeAll(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		fmt.Fprintf(&b, `\u%04x`, s[i])
+	}
+	return b.String()
 }

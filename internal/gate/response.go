@@ -66,7 +66,7 @@ func (g *Gate) wholeBody(resp *http.Response, a *admission, check leakCheck) err
 		return fmt.Errorf("read upstream body: %w", err) // the proxy's ErrorHandler charges it
 	case len(b) > maxLine:
 		g.withhold(resp, a, "oversized response body")
-	case check.in(b) || check.header(resp.Trailer):
+	case check.whole(b) || check.header(resp.Trailer):
 		g.withhold(resp, a, "response body")
 	default:
 		resp.Body = &meteredBody{rc: io.NopCloser(bytes.NewReader(b)), g: g, a: a, m: meter{provider: a.route.Provider}}
@@ -111,7 +111,7 @@ func (g *Gate) upstreamError(resp *http.Response, a *admission, check leakCheck)
 		}
 	}
 	reason := ReasonUpstream
-	if check.in(raw) || check.header(resp.Header) || check.header(resp.Trailer) {
+	if check.whole(raw) || check.header(resp.Header) || check.header(resp.Trailer) {
 		g.leaked(a, fmt.Sprintf("upstream HTTP %d", resp.StatusCode))
 		reason, keep = ReasonEcho, http.Header{}
 	}
