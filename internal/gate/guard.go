@@ -152,7 +152,12 @@ func (b *guard) fill() {
 		b.pend = append(b.pend, data...)
 		data = b.pend
 	}
-	cut := bytes.LastIndexByte(data, '\n') + 1
+	// pend holds no LF: only the new bytes are searched (searching all of
+	// data made a long line trickled a byte per read quadratic).
+	cut := bytes.LastIndexByte(data[len(data)-n:], '\n') + 1
+	if cut > 0 {
+		cut += len(data) - n
+	}
 	if err != nil {
 		cut = len(data)
 	}
@@ -173,7 +178,9 @@ func (b *guard) fill() {
 	if len(b.pend) > 0 {
 		b.ob = append(b.ob[:0], data[:cut]...)
 		b.out = b.ob
-		b.pend = append(b.pend[:0], data[cut:]...)
+		if cut > 0 { // else data is pend already: no copy per read
+			b.pend = append(b.pend[:0], data[cut:]...)
+		}
 	} else {
 		b.out = data[:cut]
 		b.pend = append(b.pend, data[cut:]...)

@@ -13,6 +13,7 @@ import (
 	"net/textproto"
 	"strings"
 	"testing"
+	"time"
 )
 
 // hostileCall sends one streamed Anthropic request through a gate whose
@@ -150,4 +151,57 @@ func jsonEscapeAll(s string) string {
 		fmt.Fprintf(&b, `\u%04x`, s[i])
 	}
 	return b.String()
+}
+
+// chunkReader returns at most n bytes per Read: an upstream trickling
+// its answer.
+type chunkReader struct {
+	r io.Reader
+	n int
+}
+
+func (c chunkReader) Read(p []byte) (int, error) { return c.r.Read(p[:min(len(p), c.n)]) }
+
+// TestLongLines: a line longer than maxLine is withheld, also trickled in
+// small reads, in time linear in its length (searching the whole pending
+// line per read took minutes here); a key in a long line straddling any
+// read boundary is found.
+func TestLongLines(t *testing.T) {
+	key := realKey(Anthropic)
+	pad := strings.Repeat("x", 32<<10-len("data: ")-10) // the key straddles the first 32 KiB read
+	for _, tc := range []struct {
+		name, sse string
+		chunk     int
+		want      string
+	}{
+		{"a line well above maxLine, 64 bytes per read", "data: " + strings.Repeat("x", maxLine+1<<10) + "\n\n", 64, "oversized response line"},
+		{"a line above maxLine without an end", "data: " + strings.Repeat("x", maxLine+1), 32 << 10, "oversized response line"},
+		{"the key across a read boundary of a 1 MiB line", "data: " + pad + key + strings.Repeat("y", 1<<20) + "\n\n", 32 << 10, "response body"},
+		{"the key across a read boundary, 7 bytes per read", "data: " + strings.Repeat("x", 100<<10) + key + "\n\n", 7, "response body"},
+		{"a 1 MiB line, clean", "data: " + strings.Repeat("x", 1<<20) + "\n\n", 32 << 10, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			leaked := ""
+			g := &guard{rc: io.NopCloser(chunkReader{strings.NewReader(tc.sse), tc.chunk}), resp: &http.Response{}, check: leakCheck{key: []byte(key)},
+				onLeak: func(w string) { leaked = w }, errEv: errorEvent(Anthropic, "test")}
+			done := make(chan []byte, 1)
+			go func() { out, _ := io.ReadAll(g); done <- out }()
+			var out []byte
+			select {
+			case out = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the guard did not finish the stream in 30 s")
+			}
+			g.Close()
+			if bytes.Contains(out, []byte("canary")) {
+				t.Error("the key reached the client")
+			}
+			if leaked != tc.want {
+				t.Errorf("withheld %q, want %q", leaked, tc.want)
+			}
+			if tc.want == "" && string(out) != tc.sse {
+				t.Errorf("clean stream changed: %d bytes out, %d in", len(out), len(tc.sse))
+			}
+		})
+	}
 }
