@@ -170,3 +170,25 @@ func TestKeySplitAcrossDeltas(t *testing.T) {
 		})
 	}
 }
+
+// TestLeakCheckHeaderNames: the transport canonicalises a header or
+// trailer name's case, so a key in a name reaches the check as "X-Gk-Q7-…";
+// a client lowers it back. Names are checked with their case undone.
+func TestLeakCheckHeaderNames(t *testing.T) {
+	key := "gk" + strings.Repeat("-q7", 14) + "-canary"
+	tests := []struct {
+		name, header string
+		want         bool
+	}{
+		{"the key in a name", "X-" + key, true},
+		{"a credential format in a name", "X-" + realKey(OpenAI), true},
+		{"ordinary names", "Anthropic-Ratelimit-Requests-Reset", false},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		h.Set(tt.header, "v") // canonicalised, as the transport stores it
+		if got := (leakCheck{key: []byte(key)}).header(h); got != tt.want {
+			t.Errorf("%s (%v): leak %v, want %v", tt.name, h, got, tt.want)
+		}
+	}
+}

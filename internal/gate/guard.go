@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/coagent8/coagent8/internal/egress"
 	"github.com/coagent8/coagent8/internal/redact"
@@ -98,7 +99,7 @@ func unescaped(line []byte) []byte {
 // header reports whether any name or value of h carries a leak.
 func (c leakCheck) header(h http.Header) bool {
 	for name, vs := range h {
-		if c.in([]byte(name)) {
+		if c.in([]byte(name)) || c.folded(name) {
 			return true
 		}
 		for _, v := range vs {
@@ -108,6 +109,15 @@ func (c leakCheck) header(h http.Header) bool {
 		}
 	}
 	return false
+}
+
+// folded reports whether a header name carries a leak once its case is
+// undone: the transport canonicalises names ("X-Gk-Q7-…" for a key
+// "gk-q7-…"), which hid the key from the literal search while a client
+// recovers a lower-case key from it by lowering it.
+func (c leakCheck) folded(name string) bool {
+	lower := []byte(strings.ToLower(name))
+	return len(c.key) > 0 && bytes.Contains(lower, bytes.ToLower(c.key)) || answerFormats.Changes(lower)
 }
 
 // guard releases an SSE body line by line, each line checked first. On
