@@ -1,5 +1,5 @@
 // Package clitest locates the pinned coding-agent CLIs installed under the
-// module root's .tools folder (by .ci/install) for tests. A missing CLI is a
+// module root's .tools folder (by scripts/install.sh) for tests. A missing CLI is a
 // test failure, never a skip: in CI nothing may skip for a missing tool.
 package clitest
 
@@ -35,7 +35,7 @@ func Path(t testing.TB, name string) string {
 	t.Helper()
 	p := filepath.Join(Root(t), ".tools", "node_modules", ".bin", name)
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("pinned CLI %s missing at %s: run `bash .ci/install` first: %v", name, p, err)
+		t.Fatalf("pinned CLI %s missing at %s: run `bash scripts/install.sh` first: %v", name, p, err)
 	}
 	return p
 }

@@ -29,7 +29,7 @@ func pinnedCLI(t *testing.T, name string) string {
 	}
 	p := filepath.Join(dir, ".tools", "node_modules", ".bin", name)
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("pinned %s missing at %s; install it with .ci/install", name, p)
+		t.Fatalf("pinned %s missing at %s; install it with scripts/install.sh", name, p)
 	}
 	return p
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"io"
+	"math"
 	"strconv"
 	"unicode/utf8"
 )
@@ -30,13 +31,20 @@ type blockKey [3]int64
 
 // deltaEvent is what one event adds to the client's text.
 type deltaEvent struct {
-	block  blockKey
+	block blockKey
+	// odd is set when a member naming the block is not a non-negative
+	// integer, or both "index" and "output_index" are present: clients
+	// differ on which block that is (content[event.index] reads "0" as 0,
+	// .at() reads a missing index as 0, content[0.5] is none), so the
+	// window cannot keep the block's text as the client does.
+	odd    bool
 	pieces [][]byte // in the order the fields appear; raw JSON string bodies (quick) or decoded (slow)
 	arr    [4][]byte
 }
 
 func (e *deltaEvent) reset() {
 	e.block = blockKey{-1, -1, -1}
+	e.odd = false
 	e.arr = [4][]byte{}
 	e.pieces = e.arr[:0]
 }
@@ -122,6 +130,9 @@ func (q *quick) value(depth int, parent, key []byte, e *deltaEvent) bool {
 	}
 	switch c := q.b[q.i]; {
 	case c == '"':
+		if depth == 0 && indexKey(key) {
+			return false // a string naming the block: the slow path marks it odd
+		}
 		s, ok := q.str()
 		if ok {
 			e.add(depth, parent, key, s)
@@ -281,16 +292,21 @@ func slowEvent(payload []byte, e *deltaEvent) bool {
 	if _, err := dec.Token(); err != io.EOF {
 		return false // trailing data: not one JSON value
 	}
-	if n, ok := number(v["output_index"]); ok {
-		e.block[0] = n
-	} else if n, ok := number(v["index"]); ok {
-		e.block[0] = n
+	_, both := v["index"]
+	if _, out := v["output_index"]; out && both {
+		e.odd = true
 	}
-	if n, ok := number(v["content_index"]); ok {
-		e.block[1] = n
-	}
-	if n, ok := number(v["summary_index"]); ok {
-		e.block[2] = n
+	for _, m := range []struct {
+		key  string
+		slot int
+	}{{"index", 0}, {"output_index", 0}, {"content_index", 1}, {"summary_index", 2}} {
+		raw, ok := v[m.key]
+		if !ok {
+			continue
+		}
+		n, ok := blockNumber(raw)
+		e.odd = e.odd || !ok
+		e.block[m.slot] = n
 	}
 	switch d := v["delta"].(type) {
 	case string:
@@ -304,14 +320,18 @@ func slowEvent(payload []byte, e *deltaEvent) bool {
 	return true
 }
 
-// number is a decoded JSON number as the block index a client computes
-// from it (a float64, truncated); false when v is not a number.
-func number(v any) (int64, bool) {
+// blockNumber is a decoded JSON member naming a block, as the index every
+// client computes from it; false when clients may differ: not a number,
+// negative, or not a whole number (1.0 and 1e0 are 1 for all of them).
+func blockNumber(v any) (int64, bool) {
 	n, ok := v.(json.Number)
 	if !ok {
-		return 0, false
+		return -1, false
 	}
-	f, _ := n.Float64() // ±Inf beyond the range, as JSON.parse reads it
+	f, err := n.Float64()
+	if err != nil || f < 0 || f != math.Trunc(f) || f > 1<<53 {
+		return -1, false
+	}
 	return int64(f), true
 }
 

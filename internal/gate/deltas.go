@@ -120,6 +120,11 @@ func (w *deltaWindow) apply(c leakCheck) bool {
 	if len(w.ev.pieces) == 0 {
 		return false
 	}
+	if w.ev.odd || w.ev.block[0] < 0 {
+		// Text of no block every client agrees on (providers always name
+		// it): the window cannot join it as the client does.
+		return true
+	}
 	bt := w.lastT
 	if bt == nil || w.ev.block != w.last {
 		if w.blocks == nil {

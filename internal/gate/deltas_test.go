@@ -27,7 +27,7 @@ func FuzzQuickEvent(f *testing.F) {
 		`{"delta":[]}`, `{"delta":{"text":[]}}`, `{"content_block":[]}`, `{"index":[]}`, `{"output_index":[],"index":1}`,
 		`{"a":{"b":{"c":[]}}}`, `{"a":[ ]}`, `{"a":[1]}`, `{"a":[[]]}`, `{"a":[]]}`, `{"a":[}`, `[]`,
 		`{"delta":"sk-","logprobs":[],"output_index":0}`, `{"index":0,"delta":{"text":"a","x":[]},"y":[]}`,
-		`{"a":[],"b":[],"delta":"\\"}`, `{"output_index":0,"content_index":[]}`, `{"summary_index":[]}`,
+		`{"a":[],"b":[],"delta":"\\"}`, `{"index":"0","delta":{"text":"x"}}`, `{"index":1.0}`, `{"index":1e0}`, `{"index":null}`, `{"output_index":0,"content_index":[]}`, `{"summary_index":[]}`,
 		`{"delta":{"partial_json":[],"text":"k"}}`, `{"content_block":{"text":[],"thinking":"t"},"index":2}`,
 		`{"delta":[],"delta":"x"}`, `{"x":[]}{"delta":"y"}`, `{"delta":"a"}[]`, `{"x":[]` + "\n" + `,"delta":"y"}`,
 	} {
@@ -41,8 +41,8 @@ func FuzzQuickEvent(f *testing.F) {
 		if !slowEvent(payload, &s) {
 			t.Fatalf("%q: the quick reader accepts what encoding/json refuses", payload)
 		}
-		if q.block != s.block {
-			t.Fatalf("%q: block %v, encoding/json %v", payload, q.block, s.block)
+		if q.block != s.block || q.odd != s.odd {
+			t.Fatalf("%q: block %v odd %v, encoding/json %v odd %v", payload, q.block, q.odd, s.block, s.odd)
 		}
 		got := decodedPieces(t, q.pieces, true)
 		want := decodedPieces(t, s.pieces, false)

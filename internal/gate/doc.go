@@ -48,7 +48,14 @@
 // byte that does go back — headers, whole bodies, each SSE line, trailers
 // — is checked first for the grant's real credential and the answer
 // profile's credential formats; a match withholds it (guard.go, issue 18
-// scope 2).
+// scope 2). The check reads what the client reads: header and trailer
+// names also lower-cased, a whole JSON body and a multi-line SSE event
+// also decoded, delta text joined per content block as the client joins
+// it (deltas.go). What the gate cannot read as every client does is
+// withheld, never passed: a success body in a Content-Encoding, an SSE
+// stream with a lone CR line ending, delta text whose block index is not
+// a plain non-negative integer; 1xx informational responses are not
+// forwarded at all.
 //
 // Containment (contain.go, issue 18 scope 6): a live phantom on an
 // unadmitted route, a credential in a request, or a phantom presented to

@@ -31,7 +31,7 @@ func toolPath(t *testing.T, name string) string {
 	}
 	p := filepath.Join(dir, ".tools", "node_modules", ".bin", name)
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("pinned CLI %s missing at %s (run .ci/install): %v", name, p, err)
+		t.Fatalf("pinned CLI %s missing at %s (run scripts/install.sh): %v", name, p, err)
 	}
 	return p
 }
