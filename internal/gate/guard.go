@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/coagent8/coagent8/internal/egress"
 	"github.com/coagent8/coagent8/internal/redact"
@@ -96,28 +95,44 @@ func unescaped(line []byte) []byte {
 	return b.Bytes()
 }
 
-// header reports whether any name or value of h carries a leak.
+// header reports whether any name or value of h carries a leak. Names
+// and values are checked as lines of one text (a key or format cannot
+// span a line end), so each search runs once per header block instead of
+// once per field.
 func (c leakCheck) header(h http.Header) bool {
+	if len(h) == 0 {
+		return false
+	}
+	var text, lower []byte
 	for name, vs := range h {
-		if c.in([]byte(name)) || c.folded(name) {
-			return true
-		}
+		text = append(append(text, name...), '\n')
+		lower = append(appendLower(lower, name), '\n')
 		for _, v := range vs {
-			if c.in([]byte(v)) {
-				return true
-			}
+			text = append(append(text, v...), '\n')
 		}
 	}
-	return false
+	return c.in(text) || c.folded(lower)
 }
 
-// folded reports whether a header name carries a leak once its case is
-// undone: the transport canonicalises names ("X-Gk-Q7-…" for a key
-// "gk-q7-…"), which hid the key from the literal search while a client
-// recovers a lower-case key from it by lowering it.
-func (c leakCheck) folded(name string) bool {
-	lower := []byte(strings.ToLower(name))
+// folded reports whether header names, lower-cased, carry a leak: the
+// transport canonicalises names ("X-Gk-Q7-…" for a key "gk-q7-…"), which
+// hid the key from the literal search while a client recovers a
+// lower-case key from it by lowering it.
+func (c leakCheck) folded(lower []byte) bool {
 	return len(c.key) > 0 && bytes.Contains(lower, bytes.ToLower(c.key)) || answerFormats.Changes(lower)
+}
+
+// appendLower appends s to b with ASCII letters lower-cased (header names
+// are ASCII tokens).
+func appendLower(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // guard releases an SSE body line by line, each line checked first. On
