@@ -119,22 +119,7 @@ func TestKeySplitAcrossEvasiveDeltas(t *testing.T) {
 		{"a data line after a complete one voids the event", anth(`"text":"`, a) +
 			strings.Replace(anth(`"text":"`, "junk"), "\n\n", "\ndata: 1\n\n", 1) + anth(`"text":"`, b)},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if !strings.Contains(clientText([]byte(tc.sse)), key) {
-				t.Fatalf("the client would not reassemble the key: the case proves nothing (%q)", clientText([]byte(tc.sse)))
-			}
-			leaked := ""
-			g := &guard{rc: io.NopCloser(strings.NewReader(tc.sse)), resp: &http.Response{}, check: leakCheck{key: []byte(key)},
-				onLeak: func(w string) { leaked = w }, errEv: errorEvent(Anthropic, "test")}
-			out, _ := io.ReadAll(g)
-			g.Close()
-			if strings.Contains(clientText(out), key) {
-				t.Errorf("the client reassembled the key (withheld %q): %q", leaked, out)
-			}
-			if leaked != "response deltas" {
-				t.Errorf("withheld %q, want %q", leaked, "response deltas")
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkWithheld(t, key, tc.sse, "response deltas") })
 	}
 	t.Run("escaped pieces of other text pass", func(t *testing.T) {
 		sse := anth(`"text":"`, esc(a)) + anth(`"text":"`, "not the rest")
@@ -165,22 +150,7 @@ func TestBareCarriageReturnWithheld(t *testing.T) {
 		{"CR then CRLF ends an event", strings.ReplaceAll(anth(a, "\n"), "\n\n", "\r\r\n") + anth(b, "\n"), "response line ending"},
 		{"CRLF line endings", anth(a, "\r\n") + anth(b, "\r\n"), "response deltas"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if !strings.Contains(clientText([]byte(tc.sse)), key) {
-				t.Fatalf("the client would not reassemble the key: the case proves nothing (%q)", clientText([]byte(tc.sse)))
-			}
-			leaked := ""
-			g := &guard{rc: io.NopCloser(strings.NewReader(tc.sse)), resp: &http.Response{}, check: leakCheck{key: []byte(key)},
-				onLeak: func(w string) { leaked = w }, errEv: errorEvent(Anthropic, "test")}
-			out, _ := io.ReadAll(g)
-			g.Close()
-			if strings.Contains(clientText(out), key) {
-				t.Errorf("the client reassembled the key: %q", out)
-			}
-			if leaked != tc.want {
-				t.Errorf("withheld %q, want %q", leaked, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkWithheld(t, key, tc.sse, tc.want) })
 	}
 }
 
@@ -213,5 +183,26 @@ func TestMultiLineEventDecodedWhole(t *testing.T) {
 				t.Errorf("withheld %q, want %q", leaked, "response deltas")
 			}
 		})
+	}
+}
+
+// checkWithheld streams sse, from which a client reassembles key, through
+// a guard for key: the client must not reassemble it from what the guard
+// released, and the guard must have withheld the stream for want.
+func checkWithheld(t *testing.T, key, sse, want string) {
+	t.Helper()
+	if !strings.Contains(clientText([]byte(sse)), key) {
+		t.Fatalf("the client would not reassemble the key: the case proves nothing (%q)", clientText([]byte(sse)))
+	}
+	leaked := ""
+	g := &guard{rc: io.NopCloser(strings.NewReader(sse)), resp: &http.Response{}, check: leakCheck{key: []byte(key)},
+		onLeak: func(w string) { leaked = w }, errEv: errorEvent(Anthropic, "test")}
+	out, _ := io.ReadAll(g)
+	g.Close()
+	if strings.Contains(clientText(out), key) {
+		t.Errorf("the client reassembled the key (withheld %q): %q", leaked, out)
+	}
+	if leaked != want {
+		t.Errorf("withheld %q, want %q", leaked, want)
 	}
 }
