@@ -44,13 +44,10 @@ var ErrNoEgressDecider = errors.New("gate: no egress decider")
 
 // decideAndReserve runs the egress decision of an admitted POST — every
 // forwarded body, a retry included, gets its own — and reserves the
-// budget for the sealed bytes. Bodiless requests (GET /v1/models) have no
-// egress decision: their target is the fixed route alone.
+// budget for the sealed bytes. A bodiless request (GET /v1/models) is
+// decided too: its query and forwarded headers (Accept) leave with it.
 func (g *Gate) decideAndReserve(r *http.Request, a *admission) string {
 	ctx := r.Context()
-	if r.Method != http.MethodPost {
-		return g.reserve(ctx, a)
-	}
 	t := g.transmission(r, a)
 	if g.joint != nil {
 		return g.sealJoint(ctx, t, a)
@@ -128,7 +125,7 @@ func (g *Gate) transmission(r *http.Request, a *admission) egress.Transmission {
 		target += "?" + r.URL.RawQuery
 	}
 	return egress.Transmission{Job: a.grant.Job, Purpose: egress.ProviderRequest, Method: r.Method,
-		Headers: a.wire.forward, Dropped: a.wire.dropped, JSON: true, Body: a.body, Target: egress.PortalTarget{Provider: string(a.route.Provider), Operation: a.route.Path,
+		Headers: a.wire.forward, Dropped: a.wire.dropped, JSON: a.body != nil, Body: a.body, Target: egress.PortalTarget{Provider: string(a.route.Provider), Operation: a.route.Path,
 			Model: a.grant.Model, Origin: g.origins[a.route.Provider], RequestTarget: target,
 			Intermediaries: g.hops[a.route.Provider], CustodyRoute: g.custody[a.route.Provider]}}
 }
