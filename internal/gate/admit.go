@@ -73,7 +73,7 @@ func (g *Gate) admit(r *http.Request) (a *admission, reason, detail string) {
 		return a, reason, r.Method + " " + safePath(r.URL.Path)
 	}
 	a.route = rt
-	if !queryAllowed(r.URL.RawQuery, rt) {
+	if r.URL.ForceQuery || !queryAllowed(r.URL.RawQuery, rt) { // a bare "?" would leave undecided
 		return a, ReasonQuery, ""
 	}
 	if a.wire, reason = checkHeaders(r, rt); reason != "" {
@@ -142,7 +142,7 @@ func (g *Gate) bind(r *http.Request, a *admission) (string, string) {
 		return ReasonModel, "request names another model than the grant"
 	}
 	a.body = b
-	a.reserved = reservation(len(b), req.outputLimit(a.grant.Ceiling), a.grant.Price)
+	a.reserved = reservation(len(b), req.outputLimit(a.route.Provider, a.grant.Ceiling), a.grant.Price)
 	return "", ""
 }
 

@@ -107,14 +107,18 @@ func (req *body) field(dec *json.Decoder, key string) error {
 	return nil
 }
 
-// outputLimit returns the output tokens to reserve: the request's own
-// limit (the provider enforces it), else the grant's ceiling.
-func (b body) outputLimit(ceiling int64) int64 {
-	switch {
-	case b.MaxTokens != nil:
-		return *b.MaxTokens
-	case b.MaxOutputTokens != nil:
-		return *b.MaxOutputTokens
+// outputLimit returns the output tokens to reserve for a request to
+// provider p: the limit the provider itself reads and enforces (Anthropic
+// max_tokens, OpenAI max_output_tokens), else the grant's ceiling. The
+// other provider's field is not a limit there: an OpenAI body's
+// "max_tokens":1 would have reserved one token for an unbounded answer.
+func (b body) outputLimit(p Provider, ceiling int64) int64 {
+	own := b.MaxTokens
+	if p == OpenAI {
+		own = b.MaxOutputTokens
 	}
-	return ceiling
+	if own == nil {
+		return ceiling
+	}
+	return *own
 }

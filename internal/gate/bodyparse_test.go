@@ -26,7 +26,7 @@ func TestParseBodyReadsWhatAStrictUpstreamReads(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := parseBody([]byte(tt.body))
 			if err == nil {
-				t.Fatalf("parseBody(%s) = model %q, limit %d; want an error (ambiguous keys)", tt.body, got.Model, got.outputLimit(0))
+				t.Fatalf("parseBody(%s) = model %q, limit %d; want an error (ambiguous keys)", tt.body, got.Model, got.outputLimit(Anthropic, 0))
 			}
 		})
 	}
@@ -34,7 +34,7 @@ func TestParseBodyReadsWhatAStrictUpstreamReads(t *testing.T) {
 
 func TestParseBodyAcceptsOrdinaryRequests(t *testing.T) {
 	got, err := parseBody([]byte(` {"model":"claude-sonnet-5-5","max_tokens":32000,"stream":true,"messages":[{"role":"user","content":"MODEL max_tokens"}]} `))
-	if err != nil || got.Model != "claude-sonnet-5-5" || got.outputLimit(0) != 32000 {
+	if err != nil || got.Model != "claude-sonnet-5-5" || got.outputLimit(Anthropic, 0) != 32000 {
 		t.Fatalf("parseBody = %+v, %v", got, err)
 	}
 }

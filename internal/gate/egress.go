@@ -147,7 +147,7 @@ func egressReason(err error) string {
 func (g *Gate) sized(a *admission, out []byte) {
 	if len(out) != len(a.body) {
 		req, _ := parseBody(out)
-		a.reserved = reservation(len(out), req.outputLimit(a.grant.Ceiling), a.grant.Price)
+		a.reserved = reservation(len(out), req.outputLimit(a.route.Provider, a.grant.Ceiling), a.grant.Price)
 	}
 	a.body = out
 }

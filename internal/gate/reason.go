@@ -19,7 +19,7 @@ const (
 	ReasonRevoked             = "grant.revoked"
 	ReasonSettled             = "grant.settled"
 	ReasonBody                = "request.body"
-	ReasonQuery               = "request.query"         // a query parameter outside the route's, repeated, or not a short token
+	ReasonQuery               = "request.query"         // a query parameter outside the route's, repeated, or not its form; a bare "?"
 	ReasonHeaderSize          = "request.header_size"   // header block above maxHeaderBytes
 	ReasonHeaderForm          = "request.header_form"   // allowlisted header repeated, empty, folded or not printable ASCII
 	ReasonDuplicateCredential = "credential.duplicate"  // x-api-key or Authorization repeated, or Proxy-Authorization sent

@@ -24,8 +24,10 @@ type Route struct {
 	Headers []string
 	// Query names the query parameters the route admits (Claude Code's
 	// beta=true, Codex's client_version); any other parameter, a repeated
-	// one or a value outside [A-Za-z0-9._+-]{0,64} is refused: the query
-	// travels as sent, so it must not be a free channel (issue 18 scope 1).
+	// one or a value outside its form (beta: true or false; client_version:
+	// a numeric version, digits and dots) is refused: the query travels
+	// as sent and the egress decision does not scan it for content, so it
+	// must not be a free channel (issue 18 scope 1).
 	Query []string
 }
 
@@ -86,19 +88,27 @@ func queryAllowed(raw string, rt Route) bool {
 		return false
 	}
 	for k, vs := range q {
-		if !slices.Contains(rt.Query, k) || len(vs) != 1 || !queryToken(vs[0]) {
+		if !slices.Contains(rt.Query, k) || len(vs) != 1 || !queryToken(k, vs[0]) {
 			return false
 		}
 	}
 	return true
 }
 
-func queryToken(v string) bool {
-	if len(v) > 64 {
+// queryToken reports whether v is the form of parameter k: a boolean for
+// beta, a numeric version ("0.169.0", at most 32 bytes) for client_version.
+// A free-form token carried labelled content or a credential shape
+// ("PROJECT-NIGHTJAR", "sk-ant-api03-…") upstream undecided (red team
+// 2026-12-03).
+func queryToken(k, v string) bool {
+	if k == "beta" {
+		return v == "true" || v == "false"
+	}
+	if v == "" || len(v) > 32 || v[0] == '.' || v[len(v)-1] == '.' || strings.Contains(v, "..") {
 		return false
 	}
 	for i := 0; i < len(v); i++ {
-		if !alnum(v[i]) && strings.IndexByte("._+-", v[i]) < 0 {
+		if (v[i] < '0' || v[i] > '9') && v[i] != '.' {
 			return false
 		}
 	}
