@@ -16,6 +16,7 @@ import (
 	egressledger "github.com/coagent8/coagent8/internal/egress/ledger"
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/evidence"
+	"github.com/coagent8/coagent8/internal/providertest"
 )
 
 // privateMarker is content a pattern label classifies as confidential.
@@ -74,15 +75,7 @@ func TestWireIsBuiltFromTheAllowlist(t *testing.T) {
 	if body := readAll(t, resp); resp.StatusCode != 200 {
 		t.Fatalf("status %d: %s", resp.StatusCode, body)
 	}
-	reqs := f.anth.Requests()
-	if len(reqs) != 1 {
-		t.Fatalf("double saw %d requests, want 1", len(reqs))
-	}
-	var got []string
-	for name := range reqs[0].Header {
-		got = append(got, name)
-	}
-	slices.Sort(got)
+	got := headerNames(t, f.anth.Requests())
 	want := []string{"Accept-Encoding", "Anthropic-Beta", "Anthropic-Version", "Content-Length", "Content-Type", "X-Api-Key"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("headers upstream (-want +got):\n%s", diff)
@@ -221,4 +214,19 @@ func rawRequest(t *testing.T, addr, raw string) *http.Response {
 	}
 	readAll(t, resp)
 	return resp
+}
+
+// headerNames returns the sorted header names of the one request a double
+// saw; it fails t when it saw another number.
+func headerNames(t *testing.T, reqs []providertest.Request) []string {
+	t.Helper()
+	if len(reqs) != 1 {
+		t.Fatalf("double saw %d requests, want 1", len(reqs))
+	}
+	var got []string
+	for name := range reqs[0].Header {
+		got = append(got, name)
+	}
+	slices.Sort(got)
+	return got
 }
