@@ -73,7 +73,7 @@ func (g *Gate) admit(r *http.Request) (a *admission, reason, detail string) {
 		return a, reason, r.Method + " " + safePath(r.URL.Path)
 	}
 	a.route = rt
-	if r.URL.ForceQuery || !queryAllowed(r.URL.RawQuery, rt) { // a bare "?" would leave undecided
+	if !queryAllowed(r.URL, rt) {
 		return a, ReasonQuery, ""
 	}
 	if a.wire, reason = checkHeaders(r, rt); reason != "" {

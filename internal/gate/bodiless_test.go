@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -28,13 +27,7 @@ func TestBodilessRouteHeaderIsDecided(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, func(o *Options) { labelledDecider(t, o) })
 			_, phantom := f.grant(spec(OpenAI))
-			req, _ := http.NewRequest("GET", f.srv.URL+"/v1/models"+tt.query, nil)
-			req.Header.Set("Authorization", "Bearer "+phantom)
-			req.Header.Set("Accept", tt.accept)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := send(f, "GET", "/v1/models"+tt.query, "", map[string]string{"Authorization": "Bearer " + phantom, "Accept": tt.accept})
 			readAll(t, resp)
 			if got := resp.Header.Get("X-Coagent8-Gate-Reason"); got != tt.reason {
 				t.Errorf("reason %q, want %q", got, tt.reason)

@@ -292,8 +292,8 @@ func slowEvent(payload []byte, e *deltaEvent) bool {
 	if _, err := dec.Token(); err != io.EOF {
 		return false // trailing data: not one JSON value
 	}
-	_, both := v["index"]
-	if _, out := v["output_index"]; out && both {
+	_, hasIndex := v["index"]
+	if _, hasOutput := v["output_index"]; hasIndex && hasOutput {
 		e.odd = true
 	}
 	for _, m := range []struct {

@@ -42,10 +42,10 @@ var (
 // gate has no mode that forwards a body without an egress decision.
 var ErrNoEgressDecider = errors.New("gate: no egress decider")
 
-// decideAndReserve runs the egress decision of an admitted POST — every
-// forwarded body, a retry included, gets its own — and reserves the
-// budget for the sealed bytes. A bodiless request (GET /v1/models) is
-// decided too: its query and forwarded headers (Accept) leave with it.
+// decideAndReserve runs the egress decision of an admitted request —
+// every transmission, a retry included, gets its own; a bodiless one (GET
+// /v1/models) too, since its query and forwarded headers (Accept) leave
+// with it — and reserves the budget for the sealed bytes.
 func (g *Gate) decideAndReserve(r *http.Request, a *admission) string {
 	ctx := r.Context()
 	t := g.transmission(r, a)

@@ -103,15 +103,15 @@ func (c leakCheck) header(h http.Header) bool {
 	if len(h) == 0 {
 		return false
 	}
-	var text, lower []byte
+	var text, names []byte
 	for name, vs := range h {
 		text = append(append(text, name...), '\n')
-		lower = append(appendLower(lower, name), '\n')
+		names = append(append(names, name...), '\n')
 		for _, v := range vs {
 			text = append(append(text, v...), '\n')
 		}
 	}
-	return c.in(text) || c.folded(lower)
+	return c.in(text) || c.folded(bytes.ToLower(names))
 }
 
 // folded reports whether header names, lower-cased, carry a leak: the
@@ -120,19 +120,6 @@ func (c leakCheck) header(h http.Header) bool {
 // lower-case key from it by lowering it.
 func (c leakCheck) folded(lower []byte) bool {
 	return len(c.key) > 0 && bytes.Contains(lower, bytes.ToLower(c.key)) || answerFormats.Changes(lower)
-}
-
-// appendLower appends s to b with ASCII letters lower-cased (header names
-// are ASCII tokens).
-func appendLower(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b = append(b, c)
-	}
-	return b
 }
 
 // guard releases an SSE body line by line, each line checked first. On

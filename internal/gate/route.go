@@ -77,11 +77,13 @@ func matchRoute(r *http.Request) (Route, string) {
 	return Route{}, ReasonRoute
 }
 
-// queryAllowed reports whether raw (the request's raw query) holds only
-// rt's parameters, each once, with a short token value.
-func queryAllowed(raw string, rt Route) bool {
+// queryAllowed reports whether u's query holds only rt's parameters, each
+// once, in its form ([queryToken]); an empty query is allowed, a bare "?"
+// is not.
+func queryAllowed(u *url.URL, rt Route) bool {
+	raw := u.RawQuery
 	if raw == "" {
-		return true
+		return !u.ForceQuery // a bare "?" is sent, not decided
 	}
 	q, err := url.ParseQuery(raw)
 	if err != nil || len(raw) > 256 {
