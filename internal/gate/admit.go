@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
@@ -48,7 +50,7 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	a, reason, detail := g.admit(r)
+	a, reason, detail := g.admitWithin(w, r)
 	if reason != "" {
 		g.deny(w, r, a, reason, detail)
 		return
@@ -59,6 +61,24 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hf := &headerFlush{ResponseWriter: w}
 	defer hf.stop()
 	g.proxies[a.route.Provider].ServeHTTP(hf, r)
+}
+
+// admitWithin runs admit with the connection's read deadline at
+// BodyTimeout. An admitted request has its whole body read, and the
+// deadline is lifted: net/http's background read, which watches for the
+// client going away while the answer streams, would otherwise hit it and
+// cancel the exchange. A refused request keeps it, because net/http then
+// discards the unread body before it answers, and that read must not
+// wait forever either. A writer without deadlines (ErrNotSupported) is
+// admitted without one; the job's time limit still bounds it.
+func (g *Gate) admitWithin(w http.ResponseWriter, r *http.Request) (*admission, string, string) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(g.opts.BodyTimeout)) // the wall clock, not opts.Now: the kernel keeps it
+	a, reason, detail := g.admit(r)
+	if reason == "" {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	return a, reason, detail
 }
 
 // admit runs the admission order of notes/gate.md §1. On denial a carries
@@ -131,6 +151,9 @@ func (g *Gate) bind(r *http.Request, a *admission) (string, string) {
 		return "", ""
 	}
 	b, err := readBody(r)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return ReasonBodyTimeout, "request body not received within " + g.opts.BodyTimeout.String()
+	}
 	if err != nil {
 		return ReasonBody, "request body unreadable or above the size cap"
 	}

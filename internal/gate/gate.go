@@ -85,6 +85,13 @@ type Options struct {
 	// abandoned stream is charged its reservation at once.
 	DrainTimeout time.Duration
 	MaxDrains    int
+	// BodyTimeout bounds how long the gate waits for a request's body
+	// (0 = 1 min). A body that stops arriving, declared longer than sent
+	// or chunked and never finished, is refused request.body_timeout (408)
+	// instead of holding its handler until the client goes away. The
+	// servers set only ReadHeaderTimeout, and a whole-request ReadTimeout
+	// would also cut long streams, so the gate sets this deadline itself.
+	BodyTimeout time.Duration
 	// MaxStream bounds one forwarded exchange (0 = 30 min).
 	MaxStream time.Duration
 	// WatchInterval is how often live streams' grants are re-read from the
@@ -182,6 +189,7 @@ func withDefaults(o Options) Options {
 	def(&o.DrainTimeout, 2*time.Minute)
 	def(&o.CloseGrace, 10*time.Second)
 	def(&o.MaxStream, 30*time.Minute)
+	def(&o.BodyTimeout, time.Minute)
 	def(&o.WatchInterval, 200*time.Millisecond)
 	if o.MaxDrains <= 0 {
 		o.MaxDrains = 32

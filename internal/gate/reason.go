@@ -19,6 +19,7 @@ const (
 	ReasonRevoked             = "grant.revoked"
 	ReasonSettled             = "grant.settled"
 	ReasonBody                = "request.body"
+	ReasonBodyTimeout         = "request.body_timeout"  // the body did not arrive within Options.BodyTimeout
 	ReasonQuery               = "request.query"         // a query parameter outside the route's, repeated, or not its form; a bare "?"
 	ReasonHeaderSize          = "request.header_size"   // header block above maxHeaderBytes
 	ReasonHeaderForm          = "request.header_form"   // allowlisted header repeated, empty, folded or not printable ASCII
@@ -59,6 +60,8 @@ func status(reason string) int {
 		return 404
 	case ReasonBody:
 		return 400
+	case ReasonBodyTimeout:
+		return 408
 	case ReasonSecret, ReasonUpstream, ReasonEcho:
 		return 502
 	case ReasonUnavailable:
