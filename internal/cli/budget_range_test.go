@@ -11,7 +11,7 @@ import (
 // before a workspace or gate is opened (issue 19 item 2).
 func TestBudgetFlagsOutOfRange(t *testing.T) {
 	grant := []string{"gate", "grant", "--provider", "anthropic", "--model", "m", "--job", "j", "--price-input", "3",
-		"--max-tokens", "1000"}
+		"--price-output", "15", "--max-tokens", "1000"}
 	tests := []struct {
 		name string
 		args []string

@@ -110,8 +110,8 @@ func newGateGrantCmd(a *app) *cobra.Command {
 	fl.Int64Var(&o.maxTokens, "max-tokens", 0, "input+output token budget (required)")
 	fl.Float64Var(&o.maxUSD, "max-usd", 0, "spend budget in USD (required; above 0, at most 10000)")
 	fl.Int64Var(&o.ceiling, "output-ceiling", 0, "output tokens reserved when a request names no limit (0 = 128000)")
-	fl.Float64Var(&o.price.InputPerMTok, "price-input", 0, "USD per million input tokens (required: a grant is priced per grant; the price catalog holds output prices only)")
-	fl.Float64Var(&o.price.OutputPerMTok, "price-output", 0, "USD per million output tokens")
+	fl.Float64Var(&o.price.InputPerMTok, "price-input", 0, "USD per million input tokens (required: each grant carries its own prices)")
+	fl.Float64Var(&o.price.OutputPerMTok, "price-output", 0, "USD per million output tokens (required; 0 only for a model whose output is free)")
 	fl.Float64Var(&o.price.CacheWritePerMTok, "price-cache-write", 0, "USD per million cache-write tokens")
 	fl.Float64Var(&o.price.CacheReadPerMTok, "price-cache-read", 0, "USD per million cache-read tokens")
 	fl.Int64Var(&o.price.LongContextTokens, "price-long-context-tokens", 0,
@@ -135,6 +135,7 @@ func missingGrantFlags(o gateGrantOptions, given func(flag string) bool) []strin
 	}{
 		{"--provider", o.provider == ""}, {"--model", o.model == ""}, {"--job", o.job == ""}, {"--max-requests", !given("max-requests")},
 		{"--max-tokens", !given("max-tokens")}, {"--max-usd", !given("max-usd")}, {"--price-input", !given("price-input")},
+		{"--price-output", !given("price-output")},
 	} {
 		if f.unset {
 			miss = append(miss, f.name)
@@ -257,8 +258,11 @@ client sees it.
 Every request body is settled by an egress decision before its first byte
 leaves: who sends (operator and job), to which provider route and model,
 which exact bytes, on what basis, under which policy revision and against
-which remaining disclosure capacity. Refusals answer 403 with the reason in
-X-Coagent8-Gate-Reason and are recorded as security events.
+which remaining disclosure capacity. Refusals answer 403 (policy), 401
+(credential), 400, 408 or 431 (malformed or stalled input), 402 (a budget
+that can never pay), 429 (retry once requests in flight settle) or 502
+(upstream), with the reason in X-Coagent8-Gate-Reason, and are recorded as
+security events.
 
 The policy is the "egress" section of config.json. Without one the
 built-in policy applies: no labels; unlabelled content weighs 0.0;

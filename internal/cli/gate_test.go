@@ -78,7 +78,7 @@ func TestGateGrantRefusesLiteralKey(t *testing.T) {
 	env := config.FromList([]string{"COAGENT8_DIR=" + t.TempDir()})
 	key := "sk-ant-" + strings.Repeat("K", 30)
 	code, _, errs := runGate(t, env, "grant", "--provider", "anthropic", "--model", "m", "--job", "j",
-		"--secret", key, "--max-requests", "1", "--max-tokens", "1", "--max-usd", "1", "--price-input", "1")
+		"--secret", key, "--max-requests", "1", "--max-tokens", "1", "--max-usd", "5", "--price-input", "1", "--price-output", "15")
 	if code != ExitUsage || strings.Contains(errs, "KKKK") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
@@ -111,7 +111,7 @@ func TestGateGrantOnlyDeclaredCredential(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			env := declaredEnv(t, "env:REAL_KEY")
 			args := []string{"grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j1",
-				"--max-requests", "1", "--max-tokens", "1000", "--max-usd", "1", "--price-input", "3"}
+				"--max-requests", "1", "--max-tokens", "1000", "--max-usd", "5", "--price-input", "3", "--price-output", "15"}
 			if tt.secret != "" {
 				args = append(args, "--secret", tt.secret)
 			}
@@ -146,7 +146,7 @@ func TestGateRefusesLiteralInConfig(t *testing.T) {
 	}
 	env := config.FromList([]string{"COAGENT8_DIR=" + state, "HOME=" + t.TempDir()})
 	for _, args := range [][]string{
-		{"grant", "--provider", "anthropic", "--model", "m", "--job", "j", "--max-requests", "1", "--max-tokens", "1", "--max-usd", "1", "--price-input", "1"},
+		{"grant", "--provider", "anthropic", "--model", "m", "--job", "j", "--max-requests", "1", "--max-tokens", "1", "--max-usd", "5", "--price-input", "1", "--price-output", "15"},
 		{"serve", "--listen", "127.0.0.1:0"},
 	} {
 		code, _, errs := runGate(t, env, args...)
@@ -177,7 +177,7 @@ func TestGateGrantLongContextPrice(t *testing.T) {
 		t.Errorf("grant price %+v (%v), want the long-context tier", g.Price, err)
 	}
 	if code, _, _ := runGate(t, env, "grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j1",
-		"--max-requests", "1", "--max-tokens", "1000", "--max-usd", "1", "--price-input", "3",
+		"--max-requests", "1", "--max-tokens", "1000", "--max-usd", "5", "--price-input", "3", "--price-output", "15",
 		"--price-long-context-tokens", "-1"); code != ExitUsage {
 		t.Errorf("negative threshold: exit %d, want %d", code, ExitUsage)
 	}
@@ -193,10 +193,15 @@ func TestGateGrantNamesEveryMissingFlag(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"nothing", nil, "gate grant needs --provider, --model, --job, --max-requests, --max-tokens, --max-usd, --price-input"},
-		{"budgets only", []string{"--provider", "anthropic", "--model", "m", "--job", "j", "--price-input", "3"},
+		{"nothing", nil, "gate grant needs --provider, --model, --job, --max-requests, --max-tokens, --max-usd, --price-input, --price-output"},
+		{"budgets only", []string{"--provider", "anthropic", "--model", "m", "--job", "j", "--price-input", "3", "--price-output", "15"},
 			"gate grant needs --max-requests, --max-tokens, --max-usd"},
-		{"zero budgets are given, not missing", []string{"--provider", "anthropic", "--model", "m", "--job", "j", "--price-input", "3",
+		// A grant without an output price would meter every output token
+		// as free (newcomer report): the flag is required, 0 only given.
+		{"output price missing", []string{"--provider", "anthropic", "--model", "m", "--job", "j", "--price-input", "3",
+			"--max-requests", "1", "--max-tokens", "1000", "--max-usd", "0.01"},
+			"gate grant needs --price-output"},
+		{"zero budgets are given, not missing", []string{"--provider", "anthropic", "--model", "m", "--job", "j", "--price-input", "3", "--price-output", "15",
 			"--max-requests", "0", "--max-tokens", "1000", "--max-usd", "0"},
 			"request, token and spend budgets must all be positive"},
 		{"max-usd below one reservation", []string{"--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j", "--max-requests", "1",
