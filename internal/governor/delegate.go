@@ -267,9 +267,7 @@ func ceiling(b job.Budget, c config.Delegate) (job.Budget, error) {
 		b.MaxRequests = DefaultMaxRequests
 	}
 	if b.MaxUSD > c.MaxUSD || b.MaxMinutes > c.MaxMinutes {
-		return b, fault.New(fault.PolicyDenied, ReasonBudgetCeiling, fmt.Sprintf(
-			"the budget (%.2f USD, %d minutes) is above your ceilings delegate.maxUSD %.2f and delegate.maxMinutes %d in the coagent8 configuration; ask for less, or raise them there",
-			b.MaxUSD, b.MaxMinutes, c.MaxUSD, c.MaxMinutes)).With("max_usd", fmt.Sprint(c.MaxUSD)).With("max_minutes", fmt.Sprint(c.MaxMinutes))
+		return b, aboveCeiling(b, c)
 	}
 	return b, nil
 }
@@ -406,4 +404,26 @@ func unaskedSteps(d policy.Decision, allowWithoutAsking []string) string {
 		steps = append(steps, "add "+d.Model+" to delegate.allowWithoutAsking in the coagent8 configuration")
 	}
 	return strings.Join(steps, " and ")
+}
+
+// aboveCeiling is the refusal of a budget above the user's ceilings; it
+// names only the ceilings the budget exceeds.
+func aboveCeiling(b job.Budget, c config.Delegate) error {
+	var asked, limits []string
+	if b.MaxUSD > c.MaxUSD {
+		asked = append(asked, fmt.Sprintf("%.2f USD", b.MaxUSD))
+		limits = append(limits, fmt.Sprintf("delegate.maxUSD %.2f", c.MaxUSD))
+	}
+	if b.MaxMinutes > c.MaxMinutes {
+		asked = append(asked, fmt.Sprintf("%d minutes", b.MaxMinutes))
+		limits = append(limits, fmt.Sprintf("delegate.maxMinutes %d", c.MaxMinutes))
+	}
+	ceilings, them := "ceiling", "it"
+	if len(limits) > 1 {
+		ceilings, them = "ceilings", "them"
+	}
+	return fault.New(fault.PolicyDenied, ReasonBudgetCeiling, fmt.Sprintf(
+		"the budget of %s is above your %s %s in the coagent8 configuration; ask for less, or raise %s there",
+		strings.Join(asked, " and "), ceilings, strings.Join(limits, " and "), them)).
+		With("max_usd", fmt.Sprint(c.MaxUSD)).With("max_minutes", fmt.Sprint(c.MaxMinutes))
 }

@@ -2,6 +2,7 @@ package governor
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -130,6 +131,26 @@ func TestUnaskedSteps(t *testing.T) {
 	for _, tt := range tests {
 		if got := unaskedSteps(policy.Decision{Effect: tt.effect, Model: m}, tt.allow); got != tt.want {
 			t.Errorf("unaskedSteps(%v, %v) = %q, want %q", tt.effect, tt.allow, got, tt.want)
+		}
+	}
+}
+
+// TestCeilingNamesTheExceededCeiling: the refusal names only the ceiling
+// the budget is above (both only when both are; a newcomer was told both
+// for --max-usd 6 alone).
+func TestCeilingNamesTheExceededCeiling(t *testing.T) {
+	c := config.Delegate{MaxUSD: 5, MaxMinutes: 30}
+	for _, tc := range []struct {
+		in   job.Budget
+		want string
+	}{
+		{job.Budget{MaxUSD: 6}, "the budget of 6.00 USD is above your ceiling delegate.maxUSD 5.00 in the coagent8 configuration; ask for less, or raise it there"},
+		{job.Budget{MaxUSD: 2, MaxMinutes: 60}, "the budget of 60 minutes is above your ceiling delegate.maxMinutes 30 in the coagent8 configuration; ask for less, or raise it there"},
+		{job.Budget{MaxUSD: 6, MaxMinutes: 60}, "the budget of 6.00 USD and 60 minutes is above your ceilings delegate.maxUSD 5.00 and delegate.maxMinutes 30 in the coagent8 configuration; ask for less, or raise them there"},
+	} {
+		_, err := ceiling(tc.in, c)
+		if got := fault.From(err).Error(); !strings.Contains(got, tc.want) {
+			t.Errorf("ceiling(%+v) = %q, want it to contain %q", tc.in, got, tc.want)
 		}
 	}
 }
