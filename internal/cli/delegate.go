@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -238,9 +237,32 @@ func (a *app) delegate(ctx context.Context, o delegateOptions) error {
 		return perr
 	}
 	if v.State == job.Failed.String() {
-		return errors.New("the delegate job failed: " + v.Reason)
+		return delegateFailed(v)
 	}
 	return nil
+}
+
+// delegateFailed is the typed error of a job that ended failed: its
+// cause in words (the time limit is TIMEOUT, anything else
+// PROCESS_ERROR), the job's reason, and where its detail is. A plain
+// error would reach the terminal as "internal error" (fault.From).
+func delegateFailed(v governor.JobView) error {
+	code, cause := fault.ProcessError, ""
+	switch {
+	case v.Reason == governor.ReasonTimeLimit:
+		code, cause = fault.Timeout, fmt.Sprintf(": its agent was still working when its %d minutes ran out", v.Budget.MaxMinutes)
+	case v.Reason == governor.ReasonBudgetExhausted:
+		cause = ": its agent stopped once the gate refused a request for the job's budget"
+	case v.Reason == "delegate.agent_exited":
+		cause = ": its agent exited with an error"
+	}
+	reason := v.Reason
+	if reason == "" {
+		reason = "delegate.failed" // never stored empty; named all the same
+	}
+	return fault.New(code, reason, fmt.Sprintf(
+		"delegate job %s failed%s; `coagent8 jobs %s` shows the job and `coagent8 audit` the gate's decisions on its requests",
+		v.Job, cause, v.Job)).With("job", v.Job)
 }
 
 // checkDelegateBudget refuses budget flags outside the documented ranges

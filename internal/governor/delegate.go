@@ -53,6 +53,9 @@ const (
 	// ReasonBudgetExhausted ends a job whose agent stopped after the gate
 	// refused a request for the job's budget.
 	ReasonBudgetExhausted = "delegate.budget_exhausted"
+	// ReasonTimeLimit ends a job whose agent was still running when the
+	// budget's max minutes had passed (the sandbox ended its tree).
+	ReasonTimeLimit       = "delegate.time_limit"
 	ReasonConsentRequired = "consent.unsupported_client"
 	// ReasonNoCredential refuses a job whose provider has no
 	// gate.credentials entry: the gate could not forward one request.

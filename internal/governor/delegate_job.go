@@ -32,7 +32,10 @@ type running struct {
 	cancel    context.CancelFunc
 	done      chan struct{}
 	cancelled bool
-	activity  *activity // the agent's recent activity lines (delegate_activity.go)
+	// timedOut is set, by the job's goroutine before it ends the job,
+	// when the job's time limit (its budget's max minutes) had passed.
+	timedOut bool
+	activity *activity // the agent's recent activity lines (delegate_activity.go)
 	// stopChecks cancels the candidate's checks while they run (set
 	// under live.mu by finishJob; CancelJob calls it).
 	stopChecks context.CancelFunc
@@ -139,6 +142,7 @@ func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, 
 		defer close(r.done)
 		defer cancel()
 		res, err := g.runContained(jctx, deps, j, r, dj)
+		r.timedOut = errors.Is(jctx.Err(), context.DeadlineExceeded)
 		// The agent's diagnostics, bounded, for the user (untrusted bytes;
 		// never rendered to the caller), diagnostic-redacted as every
 		// stored log is: a command's output in the transcript may
@@ -176,21 +180,11 @@ func (g *Governor) finishJob(ctx context.Context, deps DelegateDeps, j job.Job, 
 		// other ending, so a contained job never ends merely failed).
 		g.finishContained(ctx, deps, j, res, runErr, message, filepath.Join(cand, "upper"), r.seed)
 		return
-	case cancelled:
-		// The candidate directory is kept as it was when the tree ended.
-		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Cancelled, "delegate.cancelled")
-		return
-	case runErr != nil:
-		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, fault.From(runErr).Reason)
-		return
-	case !res.Receipt.Exit.Success() && exhausted(res.Grant):
-		// The gate refused the agent's next request for its budget and
-		// the agent gave up: the job ended by its budget (the receipt has
-		// the counters).
-		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, ReasonBudgetExhausted)
-		return
-	case !res.Receipt.Exit.Success():
-		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, "delegate.agent_"+res.Receipt.Exit.Class.String())
+	}
+	if state, reason, ended := ending(res, runErr, cancelled, r.timedOut); ended {
+		// A cancelled job's candidate directory is kept as it was when
+		// the tree ended.
+		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, state, reason)
 		return
 	}
 	c, err := g.quarantine(ctx, j, filepath.Join(cand, "upper"), res, r.seed)
@@ -208,6 +202,30 @@ func (g *Governor) finishJob(ctx context.Context, deps DelegateDeps, j job.Job, 
 	_, _ = deps.Jobs.Attach(ctx, j.ID, job.Candidate{Patch: c.Patch, Digest: c.Digest, Findings: c.Findings, Message: message, Verification: v})
 	// The patch is stored; the candidate layer is no longer needed.
 	_ = os.RemoveAll(cand)
+}
+
+// ending is how a job whose run produced no candidate to quarantine
+// ended: its state and reason; ended is false when the agent succeeded.
+// Its time limit is named as the cause whenever the limit had passed,
+// since whatever failed after it (the killed tree, a session cut short)
+// is its consequence.
+func ending(res delegation.Result, runErr error, cancelled, timedOut bool) (state job.State, reason string, ended bool) {
+	switch {
+	case cancelled:
+		return job.Cancelled, "delegate.cancelled", true
+	case timedOut:
+		return job.Failed, ReasonTimeLimit, true
+	case runErr != nil:
+		return job.Failed, fault.From(runErr).Reason, true
+	case !res.Receipt.Exit.Success() && exhausted(res.Grant):
+		// The gate refused the agent's next request for its budget and
+		// the agent gave up: the job ended by its budget (the receipt has
+		// the counters).
+		return job.Failed, ReasonBudgetExhausted, true
+	case !res.Receipt.Exit.Success():
+		return job.Failed, "delegate.agent_" + res.Receipt.Exit.Class.String(), true
+	}
+	return 0, "", false
 }
 
 // runChecks runs the checks on job j's candidate, cancellable by
