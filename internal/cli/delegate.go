@@ -205,7 +205,7 @@ func newDelegateCmd(a *app) *cobra.Command {
 	}
 	fl := c.Flags()
 	fl.StringVar(&o.workspace, "workspace", "", "the Git work tree's top level (default: the current directory)")
-	fl.StringVar(&o.backend, "backend", "claude", "claude or codex (agy is not supported yet)")
+	fl.StringVar(&o.backend, "backend", "claude", "claude, codex, or auto (= claude); agy is not supported yet")
 	fl.StringVar(&o.model, "model", "", "model id (default: the backend's default; still governed)")
 	fl.StringVar(&o.effort, "reasoning-effort", "", "reasoning effort")
 	fl.StringVar(&o.base, "base", "", "HEAD (default), another commit (id, branch, tag, HEAD~2: the patch is then relative to it), or uncommitted (the working tree as it is, untracked files included); a commit needs the tracked files unchanged")

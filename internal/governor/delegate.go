@@ -322,7 +322,7 @@ func delegateBackend(b string) (string, error) {
 			"the delegated-agent runner has a verified candidate profile and job path for Claude Code "+delegation.ClaudeVersion+
 			" and Codex "+delegation.CodexVersion+", none yet for "+b+"; use backend claude or codex").With("backend", b)
 	}
-	return "", fault.New(fault.InvalidInput, "backend.unknown", "unknown backend: use claude, codex (or auto)")
+	return "", fault.New(fault.InvalidInput, "backend.unknown", "unknown backend: use claude, codex or auto (= claude)")
 }
 
 // delegateDecision resolves the concrete model and applies governance; a
