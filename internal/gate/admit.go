@@ -26,6 +26,7 @@ type admission struct {
 	decision string       // the egress decision's EvidenceDigest@1 ("" without a joint decider)
 	sentAt   atomic.Int64 // Unix ns when the request headers were written upstream; 0 = not sent
 	reserved Amount
+	epoch    uint64 // the gate's cut count before the reservation ([Gate.cutEpoch])
 	real     secret.Value
 	ctx      context.Context // detached from the client; cut by flight.cancel
 	flight   *flight
@@ -108,6 +109,7 @@ func (g *Gate) admit(r *http.Request) (a *admission, reason, detail string) {
 	if reason, detail = g.bind(r, a); reason != "" {
 		return a, reason, detail
 	}
+	a.epoch = g.cutEpoch() // before the reservation reads the grant's state
 	if reason = g.decideAndReserve(r, a); reason != "" {
 		return a, reason, ""
 	}
@@ -262,16 +264,40 @@ func (g *Gate) resolve(a *admission) string {
 		return ReasonSecret
 	}
 	a.real = v
-	g.startFlight(a)
+	if g.startFlight(a) {
+		if reason := g.endedMeanwhile(a); reason != "" {
+			a.done()
+			g.settle(a, Amount{}, OutcomeNotSent)
+			return reason
+		}
+	}
 	return ""
+}
+
+// endedMeanwhile re-reads a's grant after this gate cut some grant between
+// a's reservation and its flight's registration: that cut could not reach
+// a, so a revoked, settled or expired grant refuses here, before any byte
+// leaves. A cut after the registration cancels the flight itself.
+func (g *Gate) endedMeanwhile(a *admission) string {
+	ctx, now := context.Background(), g.opts.Now()
+	live, err := g.ledger.stillLive(ctx, nil, a.grant.ID, now)
+	switch {
+	case err != nil:
+		return ReasonUnavailable // fail closed
+	case live:
+		return ""
+	}
+	reason, _ := g.ledger.whyNot(ctx, nil, a.grant.ID, Amount{}, now)
+	return reason
 }
 
 var errNoResolver = errors.New("no secret resolver")
 
 // startFlight gives the exchange a context detached from the client (so a
 // disconnect does not abort the upstream read the settlement needs) but cut
-// by revocation, grant expiry and MaxStream.
-func (g *Gate) startFlight(a *admission) {
+// by revocation, grant expiry and MaxStream. It reports whether this gate
+// cut a grant since a's reservation ([Gate.addFlight]).
+func (g *Gate) startFlight(a *admission) (cutSince bool) {
 	base := context.WithoutCancel(context.Background())
 	ctx, cancel := context.WithCancelCause(base)
 	deadline := g.opts.Now().Add(g.opts.MaxStream)
@@ -283,7 +309,7 @@ func (g *Gate) startFlight(a *admission) {
 	a.flight = &flight{grant: a.grant.ID, cancel: cancel}
 	a.served = make(chan struct{})
 	a.done = func() { stop(); cancel(nil); g.dropFlight(a.flight) }
-	g.addFlight(a.flight)
+	return g.addFlight(a.flight, a.epoch)
 }
 
 // deny answers a refused request and records the decision.

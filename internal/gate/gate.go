@@ -131,6 +131,7 @@ type Gate struct {
 	mu       sync.Mutex
 	bindings map[string]Grant // keyed hash → immutable binding fields only
 	flights  map[string]map[*flight]struct{}
+	cuts     uint64 // cutGrant and cutAll calls so far ([Gate.cutEpoch])
 }
 
 // New validates opts, migrates the gate's tables and starts the revocation

@@ -16,7 +16,9 @@ type flight struct {
 // settlement of its grant.
 var errCut = errors.New("grant no longer live")
 
-func (g *Gate) addFlight(f *flight) {
+// addFlight registers f, so a later cut reaches it, and reports whether
+// this gate cut any grant since epoch (see [Gate.cutEpoch]).
+func (g *Gate) addFlight(f *flight, epoch uint64) (cutSince bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	set := g.flights[f.grant]
@@ -25,6 +27,18 @@ func (g *Gate) addFlight(f *flight) {
 		g.flights[f.grant] = set
 	}
 	set[f] = struct{}{}
+	return g.cuts != epoch
+}
+
+// cutEpoch returns the count of cuts so far. An admission reads it before
+// its reservation: a cut between the reservation and the flight's
+// registration found no flight to cancel, so [Gate.addFlight] reports it
+// and the admission re-reads its grant (red team 3: a request reserved
+// just before RevokeJob was sent upstream after it returned).
+func (g *Gate) cutEpoch() uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.cuts
 }
 
 func (g *Gate) dropFlight(f *flight) {
@@ -40,6 +54,7 @@ func (g *Gate) dropFlight(f *flight) {
 func (g *Gate) cutGrant(id string, cause error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.cuts++
 	for f := range g.flights[id] {
 		f.cancel(errors.Join(errCut, cause))
 	}
@@ -53,6 +68,7 @@ const cutWait = 5 * time.Second
 func (g *Gate) cutAll(cause error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.cuts++
 	for _, set := range g.flights {
 		for f := range set {
 			f.cancel(errors.Join(errCut, cause))
