@@ -98,7 +98,7 @@ func (b *meteredBody) charge() (Amount, Outcome) {
 	if a.withheld.Load() {
 		return a.reserved, OutcomeWithheld
 	}
-	if b.m.final {
+	if b.m.reported() {
 		u := b.m.usage
 		amt := Amount{Tokens: u.Tokens(), Spend: u.Cost(a.grant.Price)}
 		if amt.Tokens > a.reserved.Tokens || amt.Spend > a.reserved.Spend {

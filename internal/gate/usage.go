@@ -45,6 +45,13 @@ type wireUsage struct {
 	} `json:"input_tokens_details"`
 }
 
+// negative reports whether any count is below zero: no provider bills a
+// negative count, so such a report (a lying upstream, or an intermediary
+// rewriting it) cannot be trusted in any field.
+func (w wireUsage) negative() bool {
+	return min(w.InputTokens, w.OutputTokens, w.CacheCreationInputTokens, w.CacheReadInputTokens, w.InputTokensDetails.CachedTokens) < 0
+}
+
 func (w wireUsage) normal(p Provider) Usage {
 	if p == OpenAI {
 		cached := min(w.InputTokensDetails.CachedTokens, w.InputTokens)
@@ -73,7 +80,16 @@ type meter struct {
 	usage    Usage
 	seen     bool // some usage was seen
 	final    bool // the terminal usage report was seen
+	// invalid is set by a usage object with a negative count: the
+	// exchange is then charged as if no usage arrived (its reservation).
+	// Clamping the field to zero charged the rest and credited the
+	// reservation back (red team 3).
+	invalid bool
 }
+
+// reported reports whether the terminal usage arrived and every usage
+// object of the exchange was sound: only then is it charged as reported.
+func (m *meter) reported() bool { return m.final && !m.invalid }
 
 // maxLine bounds one buffered SSE line (or a whole JSON body).
 const maxLine = 4 << 20
@@ -129,6 +145,10 @@ func (m *meter) observe(data []byte) {
 	}
 	w, final := m.usageOf(ev)
 	if w == nil {
+		return
+	}
+	if w.negative() {
+		m.invalid = true
 		return
 	}
 	m.usage, m.seen = m.usage.maxed(w.normal(m.provider)), true
