@@ -60,6 +60,9 @@ type Gate interface {
 	Revoke(ctx context.Context, id string) error
 	// Inspect returns grant id with its counters.
 	Inspect(ctx context.Context, id string) (gate.Grant, error)
+	// ForJob returns the handler restricted to job's grants: another
+	// job's phantom is refused and contains that job.
+	ForJob(job string) http.Handler
 }
 
 var _ Gate = (*gate.Gate)(nil)
@@ -107,6 +110,10 @@ func (r *Runner) Run(ctx context.Context, j Job) (Result, error) {
 	if _, err := r.requireQualified(j.Runtime); err != nil {
 		return Result{}, err
 	}
+	serve, err := jobHandler(ctx, j)
+	if err != nil {
+		return Result{}, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// Cancellation, the caller's or the report watch's, revokes the grant
@@ -130,7 +137,7 @@ func (r *Runner) Run(ctx context.Context, j Job) (Result, error) {
 	}
 	spec.Stderr = orDiscard(j.Stderr)
 	spec.Gate = func(ln net.Listener) {
-		srv := &http.Server{Handler: j.Gate, ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: serve, ReadHeaderTimeout: 10 * time.Second}
 		_ = srv.Serve(ln)
 	}
 	rec, err := r.sb.RunAgent(ctx, spec)
@@ -170,6 +177,19 @@ func (r *Runner) Run(ctx context.Context, j Job) (Result, error) {
 	}
 	res.Changes, err = candidate.Changes(j.Workspace, j.CandidateDir+"/upper")
 	return res, errors.Join(err, gerr)
+}
+
+// jobHandler is the gate as j's sandbox reaches it: restricted to the
+// job of j's grant, so a phantom that leaked in from another job's
+// sandbox is refused and contains that job (gate.SignalOtherJob). Served
+// the shared gate, the sandbox could spend any live grant unnoticed (red
+// team 3). A grant that cannot be read refuses the job.
+func jobHandler(ctx context.Context, j Job) (http.Handler, error) {
+	gr, err := j.Gate.Inspect(ctx, j.Grant)
+	if err != nil {
+		return nil, fault.Wrap(fault.InvalidInput, "delegation.job", "the job's grant cannot be read", err)
+	}
+	return j.Gate.ForJob(gr.Job), nil
 }
 
 // settleWait bounds the wait for the gate to settle the job's last

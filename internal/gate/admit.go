@@ -143,7 +143,7 @@ func (g *Gate) bind(r *http.Request, a *admission) (string, string) {
 	if a.grant.Provider != a.route.Provider {
 		return ReasonProvider, "grant is for " + string(a.grant.Provider)
 	}
-	if g.opts.Job != "" && a.grant.Job != g.opts.Job {
+	if g.otherJob(r, a.grant.Job) {
 		return ReasonJob, ""
 	}
 	if r.Method != http.MethodPost {

@@ -43,6 +43,29 @@ func (g *Gate) RevokeJob(ctx context.Context, job string) ([]string, error) {
 	return ids, nil
 }
 
+// jobKey carries the job a [Gate.ForJob] handler serves.
+type jobKey struct{}
+
+// ForJob returns a handler serving requests as g does, restricted to the
+// grants of job as a per-job gate ([Options.Job]) is: a phantom of
+// another job's grant is refused grant.job and contains that job
+// ([SignalOtherJob]). The delegate path serves each job's sandbox
+// through its own ForJob handler: on the shared gate a phantom leaked
+// from one job's sandbox into another's was admitted on the first job's
+// budget, no containment signal (red team 3).
+func (g *Gate) ForJob(job string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), jobKey{}, job)))
+	})
+}
+
+// otherJob reports whether grant job gr is not the one this gate, or the
+// [Gate.ForJob] handler r came through, is restricted to.
+func (g *Gate) otherJob(r *http.Request, gr string) bool {
+	job, _ := r.Context().Value(jobKey{}).(string)
+	return g.opts.Job != "" && gr != g.opts.Job || job != "" && gr != job
+}
+
 // revokeJob moves every live grant of job to revoked in one write
 // transaction and returns their ids.
 func (l *ledger) revokeJob(ctx context.Context, job string) ([]string, error) {

@@ -173,3 +173,41 @@ func readRest(br *bufio.Reader) string {
 	b, _ := io.ReadAll(br)
 	return string(b)
 }
+
+// TestForJobContainsOtherJobsPhantom: a job's own handler (ForJob, what
+// the delegate path serves each job's sandbox through) refuses a phantom
+// of another job's grant grant.job and contains that job, as a per-job
+// gate does; the job's own phantom is admitted. Before, every sandbox
+// was served by the shared gate, which admitted any live phantom: one
+// leaked from job A's sandbox into job B's ran on A's budget unnoticed.
+func TestForJobContainsOtherJobsPhantom(t *testing.T) {
+	f := newFixture(t, nil)
+	a, leaked := f.grant(spec(Anthropic)) // job-1
+	other := spec(Anthropic)
+	other.Job = "job-2"
+	b, own := f.grant(other)
+	f.srv.Config.Handler = f.gate.ForJob("job-2")
+
+	resp := f.call(Anthropic, leaked, a.Model, false)
+	readAll(t, resp)
+	if got := resp.Header.Get("X-Coagent8-Gate-Reason"); got != ReasonJob {
+		t.Errorf("another job's phantom: reason %q, want %s", got, ReasonJob)
+	}
+	if g, _ := f.gate.Inspect(context.Background(), a.ID); g.State != Revoked {
+		t.Errorf("the leaked phantom's job was not contained: grant %s", g.State)
+	}
+	var signals []string
+	for _, e := range f.events.Events() {
+		if e.Type == TypeCompromise {
+			signals = append(signals, e.Reason)
+		}
+	}
+	if len(signals) != 1 || signals[0] != SignalOtherJob {
+		t.Errorf("compromise events %v, want [%s]", signals, SignalOtherJob)
+	}
+	if resp := f.call(Anthropic, own, b.Model, false); resp.StatusCode != http.StatusOK {
+		t.Errorf("the job's own phantom: status %d (%s)", resp.StatusCode, readAll(t, resp))
+	} else {
+		readAll(t, resp)
+	}
+}
