@@ -2,22 +2,34 @@ package gate
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/secret"
 )
 
-// checkCredentials validates [Options.Credentials]: known providers and
-// non-zero references only.
+// checkCredentials validates [Options.Credentials]: known providers,
+// non-zero references, and no reference declared for two providers: a
+// credential is one provider's, and its kind is checked per
+// reference ([kindResolver]), which one reference of two kinds would
+// decide by map order.
 func checkCredentials(c map[Provider]secret.Ref) error {
-	for p, ref := range c {
+	owner := map[secret.Ref]Provider{}
+	for _, p := range slices.Sorted(maps.Keys(c)) {
+		ref := c[p]
 		if _, err := ParseProvider(string(p)); err != nil {
 			return err
 		}
 		if ref.IsZero() {
 			return fault.New(fault.InvalidInput, "gate.credentials", "empty credential reference for "+string(p))
 		}
+		if q, ok := owner[ref]; ok {
+			return fault.New(fault.InvalidInput, "gate.credentials", fmt.Sprintf(
+				"gate.credentials.%s and gate.credentials.%s both declare %s: a credential belongs to one provider; declare each provider's own", q, p, ref))
+		}
+		owner[ref] = p
 	}
 	return nil
 }

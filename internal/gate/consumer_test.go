@@ -87,3 +87,24 @@ func TestUndeclaredAtForwardTime(t *testing.T) {
 		})
 	}
 }
+
+// TestOneReferenceOneProvider: a reference declared for both providers
+// is refused when the gate opens (gate.credentials, naming both). A
+// credential is one provider's, and the value's kind check is
+// per reference: with env:CLAUDE_CODE_OAUTH_TOKEN declared for
+// anthropic and openai, whichever provider map iteration visited last
+// decided the kind, so Claude Code's subscription token was sent to
+// OpenAI as a Bearer key in some runs and refused for Anthropic in others.
+func TestOneReferenceOneProvider(t *testing.T) {
+	f := newFixture(t, nil)
+	ref, _ := secret.ParseRef("env:" + claudeOAuthVar)
+	g, err := New(context.Background(), Options{DB: f.db, Key: f.gate.opts.Key, Egress: f.egress, Secrets: f.secrets,
+		Credentials: map[Provider]secret.Ref{Anthropic: ref, OpenAI: ref}})
+	if err == nil {
+		g.Close()
+	}
+	fe := fault.From(err)
+	if fe == nil || fe.Reason != "gate.credentials" || !strings.Contains(fe.Message, "anthropic") || !strings.Contains(fe.Message, "openai") {
+		t.Fatalf("New with one reference for both providers: %v, want gate.credentials naming both", err)
+	}
+}

@@ -292,12 +292,18 @@ func gateCredential(cfg config.File, backend string) error {
 	// The gate parses every reference when it opens, after the question:
 	// one it will refuse ("env:", "file:rel", any provider's) is refused
 	// here. ParseRef never quotes its input.
+	owner := map[string]string{}
 	for _, name := range slices.Sorted(maps.Keys(creds)) {
+		key := "gate.credentials." + name
 		if _, err := secret.ParseRef(creds[name]); err != nil {
-			key := "gate.credentials." + name
 			return fault.Wrap(fault.InvalidInput, "config.gate", "delegate jobs are refused until the gate section of the coagent8 configuration is fixed: "+
 				key+" must be env:NAME or file:/abs/path (a clean absolute path)", err).With("key", key)
 		}
+		if other, ok := owner[creds[name]]; ok { // the gate refuses one reference for two providers
+			return fault.New(fault.InvalidInput, "config.gate", "delegate jobs are refused until the gate section of the coagent8 configuration is fixed: "+
+				"gate.credentials."+other+" and "+key+" declare the same reference; a credential belongs to one provider").With("key", key)
+		}
+		owner[creds[name]] = name
 	}
 	p := delegation.Runtime{Backend: backend}.Provider()
 	if creds[string(p)] != "" {

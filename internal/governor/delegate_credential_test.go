@@ -70,6 +70,8 @@ func TestDelegateNoCredential(t *testing.T) {
 			"INVALID_INPUT config.gate", nil, []string{"INVALID_INPUT config.gate gate.credentials"}},
 		{"another provider's bad reference: the gate will not open", `{` + allow + `,"gate":{"credentials":{"anthropic":"env:K","openai":"env:"}},"delegate":{}}`, "claude",
 			"INVALID_INPUT config.gate", nil, []string{"INVALID_INPUT config.gate gate.credentials"}},
+		{"one reference for both providers: the gate will not open", `{` + allow + `,"gate":{"credentials":{"anthropic":"env:K","openai":"env:K"}},"delegate":{}}`, "claude",
+			"INVALID_INPUT config.gate", nil, []string{"INVALID_INPUT config.gate gate.credentials"}},
 		{"credential declared: asked", `{` + allow + `,"gate":{"credentials":{"anthropic":"env:K"}},"delegate":{}}`, "claude",
 			"POLICY_DENIED consent.declined", []string{"m-default"}, []string{"POLICY_DENIED consent.declined governance.models.allow[\"m-default\"]"}},
 	}
