@@ -83,7 +83,18 @@ func (p Price) valid() bool {
 			return false
 		}
 	}
-	return p.LongContextTokens >= 0
+	return p.LongContextTokens == 0 || p.LongContextTokens > 0 && p.longAtLeastBase()
+}
+
+// longAtLeastBase reports whether every long-context rate is at least
+// its base rate. Above the threshold the whole request is charged at the
+// tier's rates, so a tier rate left out (0) or below the base priced the
+// agent's longest requests lowest: `--price-long-context-tokens` without
+// its rates made every request above it free (red team 3). Providers'
+// long-context tiers are the dearer tier.
+func (p Price) longAtLeastBase() bool {
+	return p.LongInputPerMTok >= p.InputPerMTok && p.LongOutputPerMTok >= p.OutputPerMTok &&
+		p.LongCacheWritePerMTok >= p.CacheWritePerMTok && p.LongCacheReadPerMTok >= p.CacheReadPerMTok
 }
 
 // Prices is the price catalog seam (the governance price catalog): Lookup
@@ -183,7 +194,7 @@ func (s Spec) validate() error {
 	case s.OutputCeiling < 0:
 		return bad("gate.ceiling", "output ceiling must not be negative")
 	case s.Price != nil && !s.Price.valid():
-		return bad("gate.price", "prices and the long-context threshold must not be negative")
+		return bad("gate.price", "prices and the long-context threshold must not be negative, and each long-context rate must be at least its base rate (give every --price-long-* with the threshold)")
 	}
 	return nil
 }

@@ -1,8 +1,10 @@
 package gate
 
 import (
+	"context"
 	"testing"
 
+	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/providertest"
 )
 
@@ -63,5 +65,37 @@ func TestReservationCoversLongTier(t *testing.T) {
 		if got := reservation(tt.bodyLen, 100, p); got != tt.want {
 			t.Errorf("reservation(%d) = %+v, want %+v", tt.bodyLen, got, tt.want)
 		}
+	}
+}
+
+// TestLongTierBelowBaseRefused: a grant whose long-context tier prices a
+// token class below its base rate is refused (gate.price). Above the
+// threshold every class is charged at the tier's rates, so a tier given
+// without its rates (`--price-long-context-tokens 1000` alone) charged
+// nothing for every request the agent made longer than 1000 tokens: the
+// spend budget never ran out.
+func TestLongTierBelowBaseRefused(t *testing.T) {
+	tests := []struct {
+		name  string
+		price Price
+		want  string // "" = granted
+	}{
+		{"threshold without its rates", Price{InputPerMTok: 3, OutputPerMTok: 15, LongContextTokens: 1000}, "gate.price"},
+		{"long output below base", Price{InputPerMTok: 3, OutputPerMTok: 15, LongContextTokens: 1000, LongInputPerMTok: 6, LongOutputPerMTok: 1}, "gate.price"},
+		{"long cache read below base", Price{InputPerMTok: 3, OutputPerMTok: 15, CacheReadPerMTok: 0.3, LongContextTokens: 1000,
+			LongInputPerMTok: 6, LongOutputPerMTok: 22.5}, "gate.price"},
+		{"dearer tier", Price{InputPerMTok: 3, OutputPerMTok: 15, LongContextTokens: 1000, LongInputPerMTok: 6, LongOutputPerMTok: 22.5}, ""},
+		{"no tier", Price{InputPerMTok: 3, OutputPerMTok: 15}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			s := spec(Anthropic)
+			s.Price = &tt.price
+			_, _, err := f.gate.Grant(context.Background(), s)
+			if got := fault.From(err); (got == nil) != (tt.want == "") || got != nil && got.Reason != tt.want {
+				t.Errorf("Grant: %v, want reason %q", err, tt.want)
+			}
+		})
 	}
 }
