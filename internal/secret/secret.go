@@ -24,24 +24,41 @@ const Placeholder = "[secret]"
 
 // Value is a secret credential. The zero value is an empty secret. Values
 // are not comparable with ==; use [Value.Equal].
+//
+// The plaintext sits behind a pointer: fmt cannot call the methods of an
+// unexported field, and printed a Value held in one (the gate's
+// admission holds the real credential so) field by field, the secret as
+// decimal bytes; a pointer below the top level it prints as an address
+// only.
 type Value struct {
 	_ [0]func() // incomparable: == would not be constant time
-	b []byte
+	p *[]byte   // nil = empty; never written after New
 }
 
 // New returns a Value holding a copy of s.
-func New(s string) Value { return Value{b: []byte(s)} }
+func New(s string) Value {
+	b := []byte(s)
+	return Value{p: &b}
+}
+
+// bytes returns the plaintext bytes (nil for the zero Value).
+func (v Value) bytes() []byte {
+	if v.p == nil {
+		return nil
+	}
+	return *v.p
+}
 
 // Reveal returns the plaintext. Call it only where the credential leaves the
 // process on its intended path (e.g. the upstream request header).
-func (v Value) Reveal() string { return string(v.b) }
+func (v Value) Reveal() string { return string(v.bytes()) }
 
 // IsZero reports whether v holds no secret.
-func (v Value) IsZero() bool { return len(v.b) == 0 }
+func (v Value) IsZero() bool { return len(v.bytes()) == 0 }
 
 // Equal reports whether v and w hold the same secret, in time independent
 // of their contents (for equal lengths).
-func (v Value) Equal(w Value) bool { return subtle.ConstantTimeCompare(v.b, w.b) == 1 }
+func (v Value) Equal(w Value) bool { return subtle.ConstantTimeCompare(v.bytes(), w.bytes()) == 1 }
 
 // String returns [Placeholder].
 func (v Value) String() string { return Placeholder }

@@ -32,6 +32,32 @@ func TestValueNeverPrints(t *testing.T) {
 	}
 }
 
+// TestValueInUnexportedFieldNeverPrints: a Value held in an unexported
+// field (the gate's admission holds the real credential so) prints no
+// byte of the secret either. fmt cannot call a method of an unexported
+// field: it printed the Value's own fields by reflection, the secret as
+// decimal bytes ({v:{_:[] b:[115 107 45 ...]}}), and slog's text
+// handler does the same for a struct.
+func TestValueInUnexportedFieldNeverPrints(t *testing.T) {
+	type holder struct {
+		v Value
+		n []Value
+	}
+	h := holder{v: New(canary()), n: []Value{New(canary())}}
+	var sb strings.Builder
+	slog.New(slog.NewTextHandler(&sb, nil)).Info("x", "h", h)
+	bytes := fmt.Sprint([]byte("QQQQ"))
+	bytes = bytes[1 : len(bytes)-1] // "81 81 81 81"
+	for _, o := range []string{fmt.Sprintf("%v", h), fmt.Sprintf("%+v", h), fmt.Sprintf("%#v", h), fmt.Sprintf("%v", &h), sb.String()} {
+		if strings.Contains(o, "QQQQ") || strings.Contains(o, bytes) || strings.Contains(o, "0x51, 0x51") {
+			t.Errorf("output %q carries the secret", o)
+		}
+	}
+	if h.v.Reveal() != canary() || h.v.IsZero() || !(Value{}).IsZero() || (Value{}).Reveal() != "" || !h.v.Equal(New(canary())) {
+		t.Error("Reveal/IsZero/Equal broken")
+	}
+}
+
 func TestParseRef(t *testing.T) {
 	tests := []struct {
 		in   string
