@@ -122,3 +122,10 @@ func (b body) outputLimit(p Provider, ceiling int64) int64 {
 	}
 	return *own
 }
+
+// sameMetering reports whether b and c name the same model and the same
+// output limits (both absent, or equal).
+func (b body) sameMetering(c body) bool {
+	same := func(x, y *int64) bool { return x == nil && y == nil || x != nil && y != nil && *x == *y }
+	return b.Model == c.Model && same(b.MaxTokens, c.MaxTokens) && same(b.MaxOutputTokens, c.MaxOutputTokens)
+}

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -57,7 +58,9 @@ func (g *Gate) decideAndReserve(r *http.Request, a *admission) string {
 		a.egressRecorded = recorded(err)
 		return reason
 	}
-	g.sized(a, out)
+	if reason := g.sized(a, out); reason != "" {
+		return reason
+	}
 	return g.reserve(ctx, a)
 }
 
@@ -91,7 +94,9 @@ func (g *Gate) sealJoint(ctx context.Context, t egress.Transmission, a *admissio
 	}
 	var refused string
 	joint := func(ctx context.Context, tx store.Tx, wire []byte, decision string) error {
-		g.sized(a, wire)
+		if refused = g.sized(a, wire); refused != "" {
+			return errRefused // rolls the egress claim back too
+		}
 		a.decision = decision
 		if refused = g.reserveIn(ctx, tx, a); refused != "" {
 			return errRefused // rolls the egress claim back too
@@ -143,13 +148,22 @@ func egressReason(err error) string {
 }
 
 // sized makes out the body to forward and recomputes the reservation
-// when the decider filtered it.
-func (g *Gate) sized(a *admission, out []byte) {
-	if len(out) != len(a.body) {
-		req, _ := parseBody(out)
-		a.reserved = reservation(len(out), req.outputLimit(a.route.Provider, a.grant.Ceiling), a.grant.Price)
+// when the decider filtered it. The filter rewrites raw bytes wherever a
+// label's pattern matches, so a filtered body must still name the model
+// the grant binds and the output limit admission read: otherwise the
+// provider would run, and bill, what the gate neither bound nor reserved
+// for (egress.filter_binding).
+func (g *Gate) sized(a *admission, out []byte) string {
+	if !bytes.Equal(out, a.body) {
+		was, _ := parseBody(a.body) // parsed once already by bind
+		now, err := parseBody(out)
+		if err != nil || !now.sameMetering(was) {
+			return ReasonFilterBinding
+		}
+		a.reserved = reservation(len(out), now.outputLimit(a.route.Provider, a.grant.Ceiling), a.grant.Price)
 	}
 	a.body = out
+	return ""
 }
 
 // custodyRoute is the digest of the custody route to origin: the gate,

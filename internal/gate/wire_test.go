@@ -24,10 +24,13 @@ const privateMarker = "PROJECT-NIGHTJAR"
 
 // labelledDecider is the production decider under a policy with one
 // pattern label (weight 0.6, above the 0.3 portal threshold).
-func labelledDecider(t *testing.T, o *Options) {
+func labelledDecider(t *testing.T, o *Options) { patternDecider(t, o, privateMarker) }
+
+// patternDecider is labelledDecider with pattern as the label's pattern.
+func patternDecider(t *testing.T, o *Options, pattern string) {
 	t.Helper()
 	c := egress.DefaultConfig()
-	c.Labels = []egress.LabelConfig{{Name: "deal", Patterns: []string{privateMarker}, Classification: 0.6, Category: egress.Confidential}}
+	c.Labels = []egress.LabelConfig{{Name: "deal", Patterns: []string{pattern}, Classification: 0.6, Category: egress.Confidential}}
 	pol, err := egress.NewPolicy(c)
 	if err != nil {
 		t.Fatal(err)
