@@ -25,13 +25,20 @@ func ReadFile(r Ref, path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, &BindingError{Ref: r, Err: errors.New("not a regular file (" + fi.Mode().Type().String() + "): name the credential file itself")}
 	}
-	f, err := os.Open(path)
+	return readOpen(r, path)
+}
+
+// readOpen opens path without waiting for a FIFO's writer and reads it
+// if the opened file is a regular one of at most [MaxFileBytes]: the
+// path may have been replaced since ReadFile's Stat.
+func readOpen(r Ref, path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
 		return nil, &BindingError{Ref: r, Err: errors.New("file unreadable")}
 	}
 	defer f.Close()
 	// The open file again: the path may have been replaced meanwhile.
-	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil, &BindingError{Ref: r, Err: errors.New("not a regular file: name the credential file itself")}
 	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
