@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/gate"
 )
 
@@ -45,7 +47,16 @@ func (a *app) gateRevokeJob(ctx context.Context, job string) error {
 	if err != nil {
 		return err
 	}
-	if ids == nil {
+	if len(ids) == 0 {
+		known, err := g.HasJob(ctx, job)
+		if err != nil {
+			return err
+		}
+		if !known {
+			// A mistyped id must not look like containment happened.
+			return fault.New(fault.InvalidInput, "gate.unknown_job", fmt.Sprintf(
+				"no grant names the job %q: nothing was revoked; check the job id (coagent8 jobs lists delegate jobs)", job)).With("job", job)
+		}
 		ids = []string{}
 	}
 	return a.printJSON(struct {

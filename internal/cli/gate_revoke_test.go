@@ -67,17 +67,27 @@ func TestGateRevokeJobCutsStreams(t *testing.T) {
 	}
 }
 
-// TestGateRevokeArgs: exactly one of GRANT_ID and --job.
+// TestGateRevokeArgs: exactly one of GRANT_ID and --job; --job names a
+// job some grant names.
 func TestGateRevokeArgs(t *testing.T) {
-	env := testEnv(t)
+	env, _ := gateEnv(t, "")
 	for _, args := range [][]string{{"revoke"}, {"revoke", "g_x", "--job", "j"}} {
 		if code, _, _ := runGate(t, env, args...); code != ExitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, ExitUsage)
 		}
 	}
-	code, out, _ := runGate(t, env, "revoke", "--job", "nothing-here")
-	if code != ExitOK || !strings.Contains(out, `"revoked": []`) {
-		t.Errorf("revoke of a job without grants: exit %d, %s", code, out)
+	// A job id that no grant names is a mistake (a typo would look like
+	// containment); a job whose grants have all ended already is not.
+	code, _, errs := runGate(t, env, "revoke", "--job", "nothing-here")
+	if code != ExitUsage || !strings.Contains(errs, `no grant names the job "nothing-here"`) || !strings.Contains(errs, "gate.unknown_job") {
+		t.Errorf("revoke of a job without grants: exit %d, %s", code, errs)
+	}
+	grantJob(t, env, "ended-job")
+	for i, want := range []string{`"revoked": [`, `"revoked": []`} {
+		code, out, errs := runGate(t, env, "revoke", "--job", "ended-job")
+		if code != ExitOK || !strings.Contains(out, want) {
+			t.Errorf("revoke %d of a job with a grant: exit %d, %s %s; want %s", i+1, code, out, errs, want)
+		}
 	}
 }
 

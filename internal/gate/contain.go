@@ -2,6 +2,8 @@ package gate
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -41,6 +43,21 @@ func (g *Gate) RevokeJob(ctx context.Context, job string) ([]string, error) {
 		g.record(event.Event{Type: event.TypeDecision, Reason: "grant." + string(Revoked), IDs: map[string]string{"grant": id, "job": job}})
 	}
 	return ids, nil
+}
+
+// HasJob reports whether any grant, in any state, names job: `gate
+// revoke --job` refuses a job id no grant names, since revoking nothing
+// there is a mistyped id, not containment.
+func (g *Gate) HasJob(ctx context.Context, job string) (bool, error) {
+	var one int
+	err := g.ledger.db.QueryRowContext(ctx, `SELECT 1 FROM gate_grants WHERE job = ? LIMIT 1`, job).Scan(&one)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("read grants of job: %w", err)
+	}
+	return true, nil
 }
 
 // jobKey carries the job a [Gate.ForJob] handler serves.
