@@ -15,6 +15,7 @@ package fault
 import (
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // Code is a stable, documented error code (contract.md §2, requirements §0.4).
@@ -125,4 +126,20 @@ func From(err error) *Error {
 func HasCode(err error, c Code) bool {
 	var fe *Error
 	return errors.As(err, &fe) && fe.Code == c
+}
+
+// maxQuotedInput bounds the runes of user input [QuoteInput] shows.
+const maxQuotedInput = 64
+
+// QuoteInput is user input (an id, a flag value, an argument) as a message
+// may echo it: at most 64 runes, Go-quoted so that control, format
+// (bidirectional) and invalid bytes appear as escapes rather than act on
+// the terminal. A longer input is cut and marked with "…" after the
+// closing quote.
+func QuoteInput(s string) string {
+	r := []rune(s)
+	if len(r) <= maxQuotedInput {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(string(r[:maxQuotedInput])) + "…"
 }

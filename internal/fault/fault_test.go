@@ -55,3 +55,23 @@ func TestIsMatchesCodeAndOptionalReason(t *testing.T) {
 		t.Fatal("HasCode wrong")
 	}
 }
+
+// TestQuoteInput: echoed user input is quoted, bounded and never carries
+// a control, bidirectional or invalid byte as itself.
+func TestQuoteInput(t *testing.T) {
+	long := strings.Repeat("é", 70)
+	for _, tt := range []struct{ in, want string }{
+		{"job_1", `"job_1"`},
+		{"", `""`},
+		{"a b", `"a b"`},
+		{"\x1b[2Kx", `"\x1b[2Kx"`},
+		{"a\u202eb", `"a\u202eb"`},
+		{"\xff", `"\xff"`},
+		{"a\nb", `"a\nb"`},
+		{long, `"` + strings.Repeat("é", 64) + `"…`},
+	} {
+		if got := QuoteInput(tt.in); got != tt.want {
+			t.Errorf("QuoteInput(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
