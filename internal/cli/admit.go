@@ -23,7 +23,7 @@ func newAdmitCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "admit JOB",
 		Short: "Apply a delegate job's candidate patch to your checkout (all or nothing); see `coagent8 jobs JOB` first",
-		Args:  cobra.ExactArgs(1),
+		Args:  wantArgs("JOB"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ws, err := a.jobWorkspace(o.workspace)
 			if err != nil {
@@ -54,7 +54,7 @@ func newRejectCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "reject JOB",
 		Short: "Discard a delegate job's candidate patch",
-		Args:  cobra.ExactArgs(1),
+		Args:  wantArgs("JOB"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ws, err := a.jobWorkspace(workspace)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
 
 	"github.com/coagent8/coagent8/internal/config"
 )
@@ -39,12 +40,37 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"pricess"}, `did you mean prices?`, "coagent8"},
 		{[]string{"consult"}, "missing QUESTION", "coagent8 consult"},
 		{[]string{"consult", "a", "b"}, "too many arguments: want QUESTION, got 2", "coagent8 consult"},
-		{[]string{"redact", "FILE"}, `unknown command "FILE" for "coagent8 redact"`, "coagent8 redact"},
+		{[]string{"redact", "FILE"}, `redact takes no arguments (got "FILE")`, "coagent8 redact"},
 		{[]string{"sandbox", "run"}, "missing the command", "coagent8 sandbox run"},
 		{[]string{"gate", "revoke"}, "missing GRANT_ID", "coagent8 gate revoke"},
 		{[]string{"gate", "revoke", "grant-1", "--job", "job-1"}, "not both", "coagent8 gate revoke"},
-		{[]string{"doctor", "extra"}, `unknown command "extra" for "coagent8 doctor"`, "coagent8 doctor"},
-		{[]string{"prices", "show", "extra"}, `unknown command "extra" for "coagent8 prices show"`, "coagent8 prices show"},
+		// A command without subcommands takes an extra argument as one,
+		// not as an unknown command; the same validator for every such
+		// command, including those declared with cobra.NoArgs in files
+		// other than this package's tree (gate.go).
+		{[]string{"doctor", "extra"}, `doctor takes no arguments (got "extra")`, "coagent8 doctor"},
+		{[]string{"audit", "extra"}, `audit takes no arguments (got "extra")`, "coagent8 audit"},
+		{[]string{"audit", "a", "b"}, `audit takes no arguments (got "a" and 1 more)`, "coagent8 audit"},
+		{[]string{"audit", "limit"}, `audit takes no arguments (got "limit"); did you mean --limit?`, "coagent8 audit"},
+		{[]string{"version", "x"}, `version takes no arguments (got "x")`, "coagent8 version"},
+		{[]string{"serve", "x"}, `serve takes no arguments (got "x")`, "coagent8 serve"},
+		{[]string{"sandbox", "qualify", "x"}, `sandbox qualify takes no arguments (got "x")`, "coagent8 sandbox qualify"},
+		{[]string{"gate", "serve", "x"}, `gate serve takes no arguments (got "x")`, "coagent8 gate serve"},
+		{[]string{"gate", "grant", "x"}, `gate grant takes no arguments (got "x")`, "coagent8 gate grant"},
+		{[]string{"completion", "bash", "x"}, `completion bash takes no arguments (got "x")`, "coagent8 completion bash"},
+		{[]string{"prices", "show", "extra"}, `prices show takes no arguments (got "extra")`, "coagent8 prices show"},
+		{[]string{"doctor", "\x1b[2Kx"}, `doctor takes no arguments (got "\x1b[2Kx")`, "coagent8 doctor"},
+		// One positional argument: the same "missing NAME" as consult's,
+		// and an extra one is named.
+		{[]string{"admit"}, "missing JOB", "coagent8 admit"},
+		{[]string{"reject"}, "missing JOB", "coagent8 reject"},
+		{[]string{"quarantine"}, "missing JOB", "coagent8 quarantine"},
+		{[]string{"admit", "j1", "j2"}, `too many arguments: want JOB, got 2 (extra "j2"; quote`, "coagent8 admit"},
+		{[]string{"reject", "j1", "j2", "j3"}, `too many arguments: want JOB, got 3 (extra "j2" and 1 more; quote`, "coagent8 reject"},
+		{[]string{"quarantine", "j1", "j2"}, `too many arguments: want JOB, got 2 (extra "j2"; quote`, "coagent8 quarantine"},
+		{[]string{"jobs", "j1", "j2"}, `too many arguments: want JOB, got 2 (extra "j2"; quote`, "coagent8 jobs"},
+		{[]string{"gate", "revoke", "g1", "g2"}, `too many arguments: want GRANT_ID, got 2 (extra "g2"; quote`, "coagent8 gate revoke"},
+		{[]string{"consult", "a", "b"}, `(extra "b"; quote an argument that contains spaces)`, "coagent8 consult"},
 		{[]string{"prices", "bogus"}, `unknown command "bogus" for "coagent8 prices"`, "coagent8 prices"},
 		{[]string{"gate", "bogus"}, `unknown command "bogus" for "coagent8 gate"`, "coagent8 gate"},
 		{[]string{"sandbox", "bogus"}, `unknown command "bogus" for "coagent8 sandbox"`, "coagent8 sandbox"},
@@ -161,4 +187,21 @@ func TestJobsRelativeWorkspace(t *testing.T) {
 	if code, out, errs := runCLI(t, env, "", "jobs", "--workspace", t.TempDir()); code != ExitOK || strings.TrimSpace(out) != "[]" {
 		t.Errorf("jobs --workspace ABS: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
+}
+
+// TestLeavesRefuseArgumentsAlike: after prepare, no command without
+// subcommands keeps cobra.NoArgs (whose refusal says "unknown command"):
+// each takes [takesNoArgs], wherever it was declared.
+func TestLeavesRefuseArgumentsAlike(t *testing.T) {
+	root := newRoot(&app{io: Stdio{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, env: testEnv(t)})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if !c.HasSubCommands() && isCobraNoArgs(c.Args) {
+			t.Errorf("%s keeps cobra.NoArgs", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 }

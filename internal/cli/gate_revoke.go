@@ -20,7 +20,7 @@ func newGateRevokeCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "revoke GRANT_ID | --job JOB",
 		Short: "Revoke a grant, or every grant of a job: deny the next request and cut their streams",
-		Args:  cobra.MaximumNArgs(1),
+		Args:  optionalArgs("GRANT_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case job != "" && len(args) == 0:

@@ -88,7 +88,7 @@ func TestGovernanceUsage(t *testing.T) {
 		{[]string{"governance", "deny", "a", "b"}, "too many arguments: want MODEL, got 2", "coagent8 governance deny"},
 		{[]string{"governance", "ask", "bad;id"}, `model id "bad;id" is not valid`, "coagent8 governance ask"},
 		{[]string{"governance", "permit", "m"}, `unknown command "permit" for "coagent8 governance"`, "coagent8 governance"},
-		{[]string{"governance", "show", "x"}, `unknown command "x" for "coagent8 governance show"`, "coagent8 governance show"},
+		{[]string{"governance", "show", "x"}, `governance show takes no arguments (got "x")`, "coagent8 governance show"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

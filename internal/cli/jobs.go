@@ -26,7 +26,7 @@ func newJobsCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "jobs [JOB]",
 		Short: "List delegate jobs (state, findings, admission), or show one job's quarantined candidate",
-		Args:  cobra.MaximumNArgs(1),
+		Args:  optionalArgs("JOB"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withJobs(cmd.Context(), func(jobs *job.Store, _ *admission.Admitter) error {
 				if len(args) == 1 {

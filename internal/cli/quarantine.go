@@ -27,7 +27,7 @@ func newQuarantineCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "quarantine JOB",
 		Short: "Compromise response: revoke every grant of a delegate job and taint its candidate (admission then needs --ack tainted)",
-		Args:  cobra.ExactArgs(1),
+		Args:  wantArgs("JOB"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.quarantine(cmd.Context(), args[0])
 		},

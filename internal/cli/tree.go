@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,8 @@ import (
 //     prints its help when called bare and refuses anything else as an
 //     unknown command; cobra alone would print the help and exit 0 for
 //     `coagent8 prices bogus`, hiding the typo from scripts;
+//   - a command without subcommands that declares cobra.NoArgs gets
+//     [takesNoArgs]: its extra argument is not an unknown command;
 //   - every RunE is wrapped so that a plain error it returns is the generic
 //     internal fault, never mistaken for cobra's own usage errors by
 //     [app.report] (see the package doc).
@@ -23,6 +26,9 @@ func prepare(c *cobra.Command) {
 		c.Args = noArgs
 		c.DisableFlagsInUseLine = true
 		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	}
+	if !c.HasSubCommands() && isCobraNoArgs(c.Args) {
+		c.Args = takesNoArgs
 	}
 	if run := c.RunE; run != nil {
 		c.RunE = func(cmd *cobra.Command, args []string) error { return commandError(run(cmd, args)) }
@@ -64,17 +70,65 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return errors.New(msg)
 }
 
+// isCobraNoArgs reports whether args is cobra.NoArgs (functions compare
+// only by their code pointer).
+func isCobraNoArgs(args cobra.PositionalArgs) bool {
+	return args != nil && reflect.ValueOf(args).Pointer() == reflect.ValueOf(cobra.NoArgs).Pointer()
+}
+
+// takesNoArgs refuses any argument to a command without subcommands,
+// naming it: `coagent8 doctor extra` is an extra argument, not an unknown
+// command (cobra.NoArgs says "unknown command"). An argument that names
+// a flag of the command suggests the flag.
+func takesNoArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("%s takes no arguments (got %s)", commandName(cmd), quoteArgs(args))
+	if f := cmd.Flags().Lookup(args[0]); f != nil {
+		return fmt.Errorf("%s; did you mean --%s?", msg, f.Name)
+	}
+	return errors.New(msg)
+}
+
+// commandName is cmd's path without the program's name ("gate serve").
+func commandName(cmd *cobra.Command) string {
+	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+}
+
+// quoteArgs names args for a message: the first, quoted and bounded
+// (they are the user's input), and how many more there are.
+func quoteArgs(args []string) string {
+	q := fault.QuoteInput(args[0])
+	if len(args) > 1 {
+		q += fmt.Sprintf(" and %d more", len(args)-1)
+	}
+	return q
+}
+
 // wantArgs accepts exactly the named positional arguments and says which
 // one is missing or that there are too many (cobra.ExactArgs only counts).
 func wantArgs(names ...string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
-		switch {
-		case len(args) < len(names):
+		if len(args) < len(names) {
 			return fmt.Errorf("missing %s", names[len(args)])
-		case len(args) > len(names):
-			return fmt.Errorf("too many arguments: want %s, got %d (quote an argument that contains spaces)",
-				strings.Join(names, " "), len(args))
 		}
+		return tooManyArgs(names, args)
+	}
+}
+
+// optionalArgs accepts at most the named positional arguments (`jobs
+// [JOB]`) and names the first one too many (cobra.MaximumNArgs only
+// counts).
+func optionalArgs(names ...string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error { return tooManyArgs(names, args) }
+}
+
+// tooManyArgs refuses args beyond names, naming the first extra one.
+func tooManyArgs(names, args []string) error {
+	if len(args) <= len(names) {
 		return nil
 	}
+	return fmt.Errorf("too many arguments: want %s, got %d (extra %s; quote an argument that contains spaces)",
+		strings.Join(names, " "), len(args), quoteArgs(args[len(names):]))
 }
