@@ -205,3 +205,23 @@ func TestLeavesRefuseArgumentsAlike(t *testing.T) {
 	}
 	walk(root)
 }
+
+// TestUnknownJobNamesTheID: every job command's refusal of an id naming
+// no job echoes it (quoted), as gate's "no grant with id X" does; it said
+// only "Unknown job handle.".
+func TestUnknownJobNamesTheID(t *testing.T) {
+	env := testEnv(t)
+	ws := t.TempDir()
+	for _, args := range [][]string{
+		{"jobs", "job_nope"},
+		{"admit", "job_nope", "--workspace", ws},
+		{"reject", "job_nope", "--workspace", ws},
+		{"quarantine", "job_nope"},
+	} {
+		code, out, errs := runCLI(t, env, "", args...)
+		want := `[INVALID_INPUT] Unknown job handle "job_nope". (reason: job.unknown)`
+		if code == ExitOK || out != "" || !strings.Contains(errs, want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %q", args, code, out, errs, want)
+		}
+	}
+}

@@ -18,12 +18,20 @@ func (s *Store) Get(ctx context.Context, id string) (Job, error) {
 	row := s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM jobs WHERE id=?`, id)
 	j, err := scan(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Job{}, fault.Wrap(fault.InvalidInput, ReasonUnknown, "Unknown job handle.", errNoJob).With("job", id)
+		return Job{}, UnknownError(id)
 	}
 	if err != nil {
 		return Job{}, storeError(err)
 	}
 	return j, nil
+}
+
+// UnknownError is the refusal of a job id that names no job (INVALID_INPUT
+// job.unknown). Its message echoes the id as [fault.QuoteInput] shows
+// user input; a surface that hides another workspace's job must refuse it
+// with this same error, so the two cannot be told apart.
+func UnknownError(id string) *fault.Error {
+	return fault.Wrap(fault.InvalidInput, ReasonUnknown, "Unknown job handle "+fault.QuoteInput(id)+".", errNoJob).With("job", id)
 }
 
 // List returns every job, newest first; workspace "" lists all workspaces.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -169,4 +170,23 @@ func TestStateString(t *testing.T) {
 		}
 	}()
 	_ = State(99).String()
+}
+
+// TestUnknownJobNamesTheID: the refusal of an unknown id names it, quoted
+// and bounded (it is the caller's input), with the code and reason
+// unchanged.
+func TestUnknownJobNamesTheID(t *testing.T) {
+	s, db := openAt(t, filepath.Join(t.TempDir(), "state.db"))
+	defer db.Close()
+	for _, tt := range []struct{ id, want string }{
+		{"job_nope", `Unknown job handle "job_nope".`},
+		{"job\x1b[2K", `Unknown job handle "job\x1b[2K".`},
+		{strings.Repeat("j", 100), `Unknown job handle "` + strings.Repeat("j", 64) + `"….`},
+	} {
+		_, err := s.Get(context.Background(), tt.id)
+		fe := fault.From(err)
+		if fe.Code != fault.InvalidInput || fe.Reason != ReasonUnknown || fe.Message != tt.want {
+			t.Errorf("Get(%q) = %s %s %q, want INVALID_INPUT %s %q", tt.id, fe.Code, fe.Reason, fe.Message, ReasonUnknown, tt.want)
+		}
+	}
 }

@@ -3,13 +3,12 @@ package operator
 import (
 	"bytes"
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/job"
 )
 
 // samplePath turns a route pattern into a concrete request.
@@ -119,7 +118,7 @@ func TestOperatorNoCandidateSource(t *testing.T) {
 type unknownJobs struct{ *fakeCandidates }
 
 func (unknownJobs) Get(_ context.Context, id string) (Candidate, error) {
-	return Candidate{}, fault.Wrap(fault.InvalidInput, "job.unknown", "Unknown job handle.", errors.New("no such job")).With("job", id)
+	return Candidate{}, job.UnknownError(id)
 }
 
 // TestOperatorUnknownCandidate404: a candidate page for an id naming no
