@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/config"
@@ -37,6 +38,26 @@ const (
 
 // AckTainted is the acknowledgement a tainted candidate needs.
 const AckTainted = "tainted"
+
+// ReasonUnknownAck is the refusal of an acknowledgement admission does not
+// know (INVALID_INPUT): `--ack taint` would otherwise be accepted and the
+// admission refused later as unacknowledged.
+const ReasonUnknownAck = "admission.unknown_ack"
+
+// AckValues are the acknowledgements admission knows.
+var AckValues = []string{AckTainted}
+
+// CheckAck refuses any acknowledgement other than [AckValues], naming the
+// first unknown one and the accepted values.
+func CheckAck(ack []string) error {
+	for _, v := range ack {
+		if !slices.Contains(AckValues, v) {
+			return fault.New(fault.InvalidInput, ReasonUnknownAck, fmt.Sprintf("unknown ack value %s (accepted: %s)",
+				fault.QuoteInput(v), strings.Join(AckValues, ", "))).With("ack", fault.QuoteInput(v))
+		}
+	}
+	return nil
+}
 
 // Options configure an [Admitter].
 type Options struct {
@@ -139,9 +160,12 @@ func (a *Admitter) Admit(ctx context.Context, r Request) (Result, error) {
 	return res, nil
 }
 
-// admissible loads the job and checks state, expiry, workspace, taint and
+// admissible checks the acknowledgements, loads the job and checks state, expiry, workspace, taint and
 // digest.
 func (a *Admitter) admissible(ctx context.Context, r Request) (job.Job, error) {
+	if err := CheckAck(r.Ack); err != nil {
+		return job.Job{}, err
+	}
 	j, err := a.o.Jobs.Get(ctx, r.Job)
 	if err != nil {
 		return j, err

@@ -184,3 +184,34 @@ func TestAdmitRefusals(t *testing.T) {
 		t.Errorf("second admission: %v", err)
 	}
 }
+
+// TestAdmitUnknownAck: an acknowledgement admission does not know is
+// refused up front as INVALID_INPUT naming it and the accepted values,
+// even beside a known one; `--ack taint` used to pass and the admission
+// was refused later as unacknowledged.
+func TestAdmitUnknownAck(t *testing.T) {
+	f := newFixture(t, baseFiles)
+	tainted := f.job(edit{path: ".github/workflows/x.yml", content: "k: ghp_" + strings.Repeat("Zx9", 12) + "\n"})
+	before := snapshot(t, f.ws)
+	for _, tt := range []struct {
+		ack  []string
+		want string
+	}{
+		{[]string{"taint"}, `unknown ack value "taint" (accepted: tainted)`},
+		{[]string{AckTainted, "bogus"}, `unknown ack value "bogus" (accepted: tainted)`},
+		{[]string{""}, `unknown ack value "" (accepted: tainted)`},
+		{[]string{"x\x1b[2K"}, `unknown ack value "x\x1b[2K" (accepted: tainted)`},
+	} {
+		_, err := f.admit(tainted, tt.ack...)
+		fe := fault.From(err)
+		if got := []string{string(fe.Code), fe.Reason, fe.Message}; !cmp.Equal(got, []string{"INVALID_INPUT", ReasonUnknownAck, tt.want}) {
+			t.Errorf("ack %q: got %q, want INVALID_INPUT %s %q", tt.ack, got, ReasonUnknownAck, tt.want)
+		}
+	}
+	if d := cmp.Diff(before, snapshot(t, f.ws)); d != "" {
+		t.Errorf("a refusal wrote to the checkout:\n%s", d)
+	}
+	if err := CheckAck([]string{AckTainted}); err != nil {
+		t.Errorf("CheckAck(tainted) = %v", err)
+	}
+}

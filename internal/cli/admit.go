@@ -25,6 +25,11 @@ func newAdmitCmd(a *app) *cobra.Command {
 		Short: "Apply a delegate job's candidate patch to your checkout (all or nothing); see `coagent8 jobs JOB` first",
 		Args:  wantArgs("JOB"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// A typo (--ack taint) is refused before anything is opened,
+			// not later as an unacknowledged taint.
+			if err := admission.CheckAck(o.ack); err != nil {
+				return fault.From(err).With("flag", "ack")
+			}
 			ws, err := a.jobWorkspace(o.workspace)
 			if err != nil {
 				return err

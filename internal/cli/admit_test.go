@@ -121,6 +121,13 @@ func TestJobsAdmitReject(t *testing.T) {
 		{"admit", []string{"admit", good, "--workspace", ws}, ExitOK, `"a.txt"`},
 		{"admit twice", []string{"admit", good, "--workspace", ws}, ExitRefused, "admission.admitted"},
 		{"tainted, no ack", []string{"admit", tainted, "--workspace", ws}, ExitRefused, "admission.taint_unacknowledged"},
+		// A typo is refused up front, naming it and the accepted value.
+		{"tainted, ack typo", []string{"admit", tainted, "--workspace", ws, "--ack", "taint"}, ExitUsage,
+			`[INVALID_INPUT] unknown ack value "taint" (accepted: tainted) (reason: admission.unknown_ack)`},
+		{"tainted, ack and a typo", []string{"admit", tainted, "--workspace", ws, "--ack", "tainted,bogus"}, ExitUsage,
+			`unknown ack value "bogus" (accepted: tainted)`},
+		{"ack typo before the workspace", []string{"admit", tainted, "--workspace", "rel", "--ack", "taint"}, ExitUsage,
+			`unknown ack value "taint"`},
 		{"other workspace", []string{"admit", spare, "--workspace", t.TempDir()}, ExitRefused, "admission.other_workspace"},
 		{"unknown", []string{"admit", "job_none", "--workspace", ws}, ExitUsage, "job.unknown"},
 		{"relative", []string{"admit", spare, "--workspace", "rel"}, ExitUsage, "absolute"},
