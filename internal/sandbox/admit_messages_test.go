@@ -61,18 +61,39 @@ func TestWorkingDirMustExistInInput(t *testing.T) {
 	}
 }
 
-// TestForbiddenRootMessage names the root and the alternatives.
+// TestForbiddenRootMessage names the root and the alternatives, for a
+// root itself too: /tmp was refused as overlapping coagent8's state
+// directory (which lay under it) instead of as a root the sandbox
+// replaces.
 func TestForbiddenRootMessage(t *testing.T) {
-	s := newTestSandboxAnyOS(t)
+	state, err := os.MkdirTemp("/tmp", "c8-state-") // under /tmp: /tmp overlaps it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(state)
+	s, err := New(Config{StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
 	p, err := os.MkdirTemp("/tmp", "c8-forbidden-") // apart from the state and jobs directories
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(p)
-	_, err = s.admitBind(p)
-	fe := fault.From(err)
-	if fe == nil || !strings.Contains(fe.Message, p+" is under /tmp, which the sandbox replaces with its own") {
-		t.Errorf("admitBind(%s) = %v", p, err)
+	const outside = "; bind a path outside /proc, /sys, /dev, /tmp, /job, /run, /var/run"
+	for _, tt := range []struct{ path, want string }{
+		{"/tmp", "/tmp is a directory the sandbox replaces with its own" + outside},
+		{p, p + " is under /tmp, which the sandbox replaces with its own" + outside},
+		{p + "/missing", p + "/missing is under /tmp, which the sandbox replaces with its own" + outside},
+		{"/proc", "/proc is a directory the sandbox replaces with its own" + outside},
+		{"/dev/null", "/dev/null is under /dev, which the sandbox replaces with its own" + outside},
+		{"/tmp/../etc", "path is not canonical"},
+	} {
+		_, err := s.admitBind(tt.path)
+		fe := fault.From(err)
+		if got := []string{string(fe.Code), fe.Reason, fe.Message}; fe.Code != fault.InvalidInput || fe.Message != tt.want {
+			t.Errorf("admitBind(%s) = %q, want INVALID_INPUT %q", tt.path, got, tt.want)
+		}
 	}
 }
 

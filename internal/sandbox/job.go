@@ -152,19 +152,39 @@ func (s *Sandbox) admitRoot(p string, mustDir bool) (string, error) {
 	return p, nil
 }
 
-// admitBind checks an extra read-only path.
+// admitBind checks an extra read-only path. A forbidden root is named
+// before the overlap with coagent8's own directories: /tmp itself also
+// contains a state directory under /tmp, and what the caller needs to
+// know is that the sandbox replaces /tmp.
 func (s *Sandbox) admitBind(p string) (bind, error) {
+	if err := CheckPath(p); err != nil {
+		return bind{}, err
+	}
+	if err := checkForbiddenRoot(p); err != nil {
+		return bind{}, err
+	}
 	if _, err := s.admitRoot(p, false); err != nil {
 		return bind{}, err
 	}
-	for _, f := range forbiddenRoots {
-		if within(p, f) {
-			return bind{}, invalid("sandbox.root", fmt.Sprintf("%s is under %s, which the sandbox replaces with its own; bind a path outside %s",
-				p, f, strings.Join(forbiddenRoots, ", ")))
-		}
-	}
 	fi, _ := checkNoSymlinks(p)
 	return bind{Src: p, Dst: p, Dir: fi.IsDir()}, nil
+}
+
+// checkForbiddenRoot refuses p (canonical) when it is or lies under one of
+// [forbiddenRoots].
+func checkForbiddenRoot(p string) error {
+	for _, f := range forbiddenRoots {
+		if !within(p, f) {
+			continue
+		}
+		where := "is under " + f + ", which"
+		if p == f {
+			where = "is a directory"
+		}
+		return invalid("sandbox.root", fmt.Sprintf("%s %s the sandbox replaces with its own; bind a path outside %s",
+			p, where, strings.Join(forbiddenRoots, ", ")))
+	}
+	return nil
 }
 
 // within reports whether p is base or beneath it (both canonical).
