@@ -171,9 +171,13 @@ type exitError = exitstatus.Error
 func newRoot(a *app) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "coagent8",
-		Short: "MCP server: consult or get a review from another local coding agent, verified read-only",
-		Long: `coagent8 lets an agent in any MCP host consult, or get a review from, another
-local coding agent (Claude Code, Codex, agy) under a verified read-only profile.
+		Short: "MCP server: consult, get a review from or delegate work to another local coding agent",
+		Long: `coagent8 lets an agent in any MCP host consult, get a review from or delegate
+work to another local coding agent (Claude Code, Codex, agy; agy consults
+and reviews only). Consult and review run under a verified read-only
+profile. A delegated agent (Linux) edits a copy of the workspace in a
+sandbox whose only network is coagent8's provider gate; its patch stays
+quarantined until you admit it (coagent8 admit JOB).
 
 With no arguments it serves MCP over stdio (this is how hosts start it).`,
 		Version:       version.String(),

@@ -225,3 +225,15 @@ func TestUnknownJobNamesTheID(t *testing.T) {
 		}
 	}
 }
+
+// TestRootHelpNamesDelegate: the root help offers delegate as README.md's
+// opening does (it named only consult and review, read-only).
+func TestRootHelpNamesDelegate(t *testing.T) {
+	code, out, errs := runCLI(t, testEnv(t), "", "--help")
+	for _, want := range []string{"consult, get a review from or delegate\nwork to another local coding agent",
+		"sandbox whose only network is coagent8's provider gate", "quarantined until you admit it (coagent8 admit JOB)"} {
+		if code != ExitOK || errs != "" || !strings.Contains(out, want) {
+			t.Errorf("--help: exit %d, stderr %q; stdout lacks %q:\n%s", code, errs, want, out)
+		}
+	}
+}

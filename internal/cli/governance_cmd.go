@@ -31,7 +31,8 @@ func newGovernanceCmd(a *app) *cobra.Command {
 		Use:   "governance",
 		Short: "Show or edit your model rules (allow, ask, deny) in the coagent8 configuration",
 		Long: `Show or edit governance.models in the coagent8 configuration
-($COAGENT8_CONFIG, else ~/.coagent8/config.json).
+($COAGENT8_CONFIG if set, else $COAGENT8_DIR/config.json, else
+~/.coagent8/config.json).
 
 A model on deny never runs; on ask it is asked about on every turn; on
 allow it runs without asking. deny beats ask beats allow, and a rule for

@@ -141,3 +141,27 @@ func TestFreshInstallTerminalConsult(t *testing.T) {
 		t.Errorf("consult after allow: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
+
+// TestGovernanceHelpNamesTheConfigLookup: `governance --help` states the
+// lookup config.Env.ConfigPath makes (it said $COAGENT8_CONFIG else
+// ~/.coagent8/config.json, leaving out $COAGENT8_DIR), and each step is
+// the one stated.
+func TestGovernanceHelpNamesTheConfigLookup(t *testing.T) {
+	code, out, _ := runCLI(t, testEnv(t), "", "governance", "--help")
+	const lookup = "($COAGENT8_CONFIG if set, else $COAGENT8_DIR/config.json, else\n~/.coagent8/config.json)"
+	if code != ExitOK || !strings.Contains(out, lookup) {
+		t.Errorf("governance --help: exit %d, lacks %q:\n%s", code, lookup, out)
+	}
+	for _, tt := range []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"HOME=/h", "COAGENT8_DIR=/d", "COAGENT8_CONFIG=/c/conf.json"}, "/c/conf.json"},
+		{[]string{"HOME=/h", "COAGENT8_DIR=/d"}, "/d/config.json"},
+		{[]string{"HOME=/h"}, "/h/.coagent8/config.json"},
+	} {
+		if got := config.FromList(tt.env).ConfigPath(); got != tt.want {
+			t.Errorf("%v: ConfigPath = %q, want %q", tt.env, got, tt.want)
+		}
+	}
+}
