@@ -148,3 +148,36 @@ func TestJobsAdmitReject(t *testing.T) {
 		}
 	}
 }
+
+// TestJobShowEmptyFindingList: `jobs JOB` prints "finding_list": [] for a
+// job without findings, with a candidate or still without one; it
+// printed null. (The delegate tool's view omits an empty "findings".)
+func TestJobShowEmptyFindingList(t *testing.T) {
+	env := testEnv(t)
+	ws := newWorkspace(t)
+	clean := seedJob(t, env, ws, "b.txt", "b\n", "done")
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(env.StateDir(), "state.db"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := job.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	running, err := jobs.Create(ctx, job.Spec{Workspace: ws, Base: gitIn(t, ws, "rev-parse", "HEAD"), Backend: "claude", Model: "claude-sonnet-5-5"})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{clean, running.ID} {
+		code, out, errs := runCLI(t, env, "", "jobs", id)
+		var got struct {
+			Findings *[]json.RawMessage `json:"finding_list"`
+		}
+		dec := json.NewDecoder(strings.NewReader(out))
+		if code != ExitOK || dec.Decode(&got) != nil || got.Findings == nil || len(*got.Findings) != 0 {
+			t.Errorf("jobs %s: exit %d, stderr %q; want \"finding_list\": [] in\n%s", id, code, errs, out)
+		}
+	}
+}

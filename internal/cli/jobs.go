@@ -143,9 +143,9 @@ func (a *app) showJob(ctx context.Context, jobs *job.Store, id string) error {
 	if err != nil {
 		return err
 	}
-	var findings []quarantine.Finding
+	findings := []quarantine.Finding{} // [] rather than null without findings
 	if j.Candidate != nil {
-		findings = j.Candidate.Findings
+		findings = append(findings, j.Candidate.Findings...)
 	}
 	if err := a.printJSON(struct {
 		jobLine
