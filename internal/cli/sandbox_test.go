@@ -83,12 +83,17 @@ func TestSandboxQualifyPrintsProbes(t *testing.T) {
 	}
 	// A host without the ia32 entry qualifies and says so (issue 14); one
 	// with it shows the probe contained. The record decides which.
+	// The name column is as wide as the longest probe name.
 	q := qualificationRecord(t, env.Get("COAGENT8_DIR"))
+	width := 0
+	for _, p := range q.Probes {
+		width = max(width, len(p.Name))
+	}
 	for _, p := range q.Probes {
 		if p.Name != "ia32" && p.Name != "x32" {
 			continue
 		}
-		line := p.Name + strings.Repeat(" ", 14-len(p.Name)) + " "
+		line := "  " + p.Name + strings.Repeat(" ", width-len(p.Name)) + " "
 		word := map[bool]string{true: "absent (host)", false: "contained"}[p.HostLacks != ""]
 		noted := p.HostLacks == "" || strings.Contains(out, "note: this host has no "+p.HostLacks)
 		if !strings.Contains(out, line+word) || !noted {

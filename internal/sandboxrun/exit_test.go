@@ -2,6 +2,7 @@ package sandboxrun
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,5 +51,25 @@ func TestCancelledBySignalExitsLikeTheShell(t *testing.T) {
 		if err := exitFor(r, tt.interrupted); !errors.As(err, &xe) || xe.Code != tt.want {
 			t.Errorf("interrupted %d: %v; want exit %d", tt.interrupted, err, tt.want)
 		}
+	}
+}
+
+// TestProbeTableAligned: the qualification table's name column is as
+// wide as the longest probe name, so every verdict starts in one column.
+func TestProbeTableAligned(t *testing.T) {
+	var b strings.Builder
+	writeProbes(&b, []sandbox.ProbeResult{
+		{Name: "network", Contained: true, MS: 12},
+		{Name: "agent_unix_sockets", Contained: true, MS: 3},
+		{Name: "ia32", Contained: true, HostLacks: "int 0x80", MS: 1},
+		{Name: "ptrace", MS: 250},
+	})
+	want := "" +
+		"  network            contained          12 ms\n" +
+		"  agent_unix_sockets contained           3 ms\n" +
+		"  ia32               absent (host)       1 ms\n" +
+		"  ptrace             NOT CONTAINED     250 ms\n"
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("probe table (-want +got):\n%s", diff)
 	}
 }

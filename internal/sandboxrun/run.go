@@ -178,9 +178,7 @@ func Qualify(ctx context.Context, env config.Env, out, errw io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "binary %s\nkernel %s, Landlock ABI %d\npolicy %s\n", q.BinaryDigest, q.KernelRelease, q.LandlockABI, q.PolicyDigest)
-	for _, p := range q.Probes {
-		fmt.Fprintf(out, "  %-14s %-14s %6.0f ms\n", p.Name, probeVerdict(p), p.MS)
-	}
+	writeProbes(out, q.Probes)
 	for _, p := range q.Probes {
 		if p.HostLacks != "" {
 			fmt.Fprintf(out, "note: this host has no %s (it faults outside the sandbox too): nothing to contain\n", p.HostLacks)
@@ -197,6 +195,19 @@ func Qualify(ctx context.Context, env config.Env, out, errw io.Writer) error {
 	}
 	fmt.Fprintln(out, "qualified")
 	return nil
+}
+
+// writeProbes writes the qualification table, one probe a line, its
+// name column as wide as the longest name (agent_unix_sockets overran a
+// fixed 14).
+func writeProbes(w io.Writer, probes []sandbox.ProbeResult) {
+	width := 0
+	for _, p := range probes {
+		width = max(width, len(p.Name))
+	}
+	for _, p := range probes {
+		fmt.Fprintf(w, "  %-*s %-14s %6.0f ms\n", width, p.Name, probeVerdict(p), p.MS)
+	}
 }
 
 // probeVerdict is a probe's word in the qualification table.
