@@ -60,7 +60,7 @@ func Text(o turn.Outcome) string {
 	if o.Activity.ToolCount == 1 {
 		ops = "op"
 	}
-	fmt.Fprintf(&b, "\n> CoAgent: %s (%s) · %.1fs · %d %s", provider, model, float64(o.Activity.DurationMs)/1000, o.Activity.ToolCount, ops)
+	fmt.Fprintf(&b, "\n> coagent8: %s (%s) · %.1fs · %d %s", provider, model, float64(o.Activity.DurationMs)/1000, o.Activity.ToolCount, ops)
 	if o.SessionHandle != nil {
 		state := sessionState(o)
 		fmt.Fprintf(&b, "\n> Session: %s (turn %d · %s)", *o.SessionHandle, o.Turn, state)

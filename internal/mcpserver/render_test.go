@@ -41,3 +41,20 @@ func TestTextAgreesWithStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestProductName: the tool result's footer and the server's title name
+// the product coagent8 (they said "CoAgent").
+func TestProductName(t *testing.T) {
+	p := "claude"
+	text := Text(turn.Outcome{Status: turn.Completed, Output: "answer", Provider: &p, Model: "m"})
+	got := []string{identity().Title, text[strings.LastIndex(text, "\n> ")+1:]}
+	want := []string{"coagent8", "> coagent8: claude (m) · 0.0s · 0 ops"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("got %q, want %q", got[i], want[i])
+		}
+	}
+	if strings.Contains(text, "CoAgent") {
+		t.Errorf("Text says CoAgent:\n%s", text)
+	}
+}

@@ -121,7 +121,7 @@ const instructions = `coagent8 consults another local coding agent (Claude Code,
 func identity() *mcp.Implementation {
 	return &mcp.Implementation{
 		Name:       "coagent8",
-		Title:      "CoAgent",
+		Title:      "coagent8",
 		Version:    version.String(),
 		WebsiteURL: "https://github.com/coagent8/coagent8",
 		Icons:      []mcp.Icon{icon()},
