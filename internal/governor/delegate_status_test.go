@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/job"
 	"github.com/coagent8/coagent8/internal/store"
 )
@@ -51,5 +52,32 @@ func TestStatusWaitsForTheRunner(t *testing.T) {
 	got := []string{v.State, v.Digest}
 	if d := cmp.Diff([]string{"tainted", "sha256:d"}, got); d != "" {
 		t.Errorf("status (-want +got):\n%s", d)
+	}
+}
+
+// TestOtherWorkspaceJobLooksUnknown: asking for another workspace's job
+// is answered exactly as an id no job has (same code, reason and
+// message), so a caller cannot learn which ids exist elsewhere.
+func TestOtherWorkspaceJobLooksUnknown(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "state.db"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	jobs, err := job.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := jobs.Create(ctx, job.Spec{Workspace: t.TempDir(), Base: "HEAD", Backend: "claude", Model: "m", Budget: job.Budget{MaxUSD: 1, MaxMinutes: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &Governor{delegateDeps: DelegateDeps{Jobs: jobs, WorkDir: t.TempDir()}, depsOK: true}
+	_, other := g.JobStatus(ctx, t.TempDir(), j.ID)
+	got := fault.From(other)
+	want := fault.From(job.UnknownError(j.ID))
+	if got == nil || got.Code != want.Code || got.Reason != want.Reason || got.Message != want.Message {
+		t.Errorf("another workspace's job: %v, want exactly %v", got, want)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/gate"
 	"github.com/coagent8/coagent8/internal/job"
 	"github.com/coagent8/coagent8/internal/quarantine"
@@ -84,7 +83,7 @@ func (g *Governor) JobStatus(ctx context.Context, ws, id string) (JobView, error
 	}
 	j, err := deps.Jobs.Get(ctx, id)
 	if err == nil && !samePath(j.Workspace, ws) {
-		err = fault.New(fault.InvalidInput, job.ReasonUnknown, "Unknown job handle.").With("job", id)
+		err = job.UnknownError(id) // another workspace's job looks exactly like no job
 	}
 	if err != nil {
 		return JobView{}, err
