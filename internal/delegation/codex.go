@@ -40,7 +40,7 @@ const (
 // subagents: the list the read-only consult disables).
 func codexArgs(port int) []string {
 	args := []string{"app-server",
-		"-c", `sandbox_mode="danger-full-access"`, "-c", `approval_policy="never"`}
+		"-c", `sandbox_mode="danger-full-access"`, "-c", `approval_policy="never"`, "-c", `web_search="disabled"`}
 	for _, f := range codexcli.DisabledFeatures {
 		args = append(args, "-c", "features."+f+"=false")
 	}
@@ -58,7 +58,7 @@ func codexThreadConfig() map[string]any {
 	for _, f := range codexcli.DisabledFeatures {
 		features[f] = false
 	}
-	return map[string]any{"sandbox_mode": "danger-full-access", "approval_policy": CodexApprovalPolicy, "features": features}
+	return map[string]any{"sandbox_mode": "danger-full-access", "approval_policy": CodexApprovalPolicy, "web_search": "disabled", "features": features}
 }
 
 // codexSpec is the sandbox spec of one Codex candidate job: HOME (and

@@ -69,6 +69,12 @@ func TestDelegateCodexEndToEnd(t *testing.T) {
 		t.Errorf("grant counters = %v, want the double's %d requests", sc["used"], len(reqs))
 	}
 	for _, r := range reqs {
+		// The provider's hosted web search would send the model's queries
+		// to a party no egress decision names: Codex is run with it off
+		// (and the gate refuses it, request.hosted_tool).
+		if strings.Contains(string(r.Body), `"type":"web_search`) {
+			t.Errorf("%s %s: the request offers the hosted web_search tool", r.Method, r.Path)
+		}
 		if r.Credential() != delegateCodexKey() {
 			t.Errorf("%s %s: the double did not get the real key through the gate", r.Method, r.Path)
 		}

@@ -166,6 +166,9 @@ func (g *Gate) bind(r *http.Request, a *admission) (string, string) {
 	if req.Model != a.grant.Model {
 		return ReasonModel, "request names another model than the grant"
 	}
+	if t := req.hostedTool(a.route.Provider); t != "" {
+		return ReasonHostedTool, hostedToolDetail(a.route.Provider, t)
+	}
 	a.body = b
 	a.reserved = reservation(len(b), req.outputLimit(a.route.Provider, a.grant.Ceiling), a.grant.Price)
 	return "", ""

@@ -15,6 +15,11 @@ type body struct {
 	Model           string `json:"model"`
 	MaxTokens       *int64 `json:"max_tokens"`        // Anthropic
 	MaxOutputTokens *int64 `json:"max_output_tokens"` // OpenAI Responses
+	// ToolTypes are the exact "type" of each entry of "tools" ("" for
+	// none), MCPServers whether an "mcp_servers" key is present
+	// ([body.hostedTool]).
+	ToolTypes  []string `json:"-"`
+	MCPServers bool     `json:"-"`
 }
 
 // maxBody caps a request body (bytes). Larger requests are refused before
@@ -36,8 +41,8 @@ func readBody(r *http.Request) ([]byte, error) {
 	return io.ReadAll(body)
 }
 
-// parseBody reads the model and the output limit of a request body in one
-// pass over its top-level keys. encoding/json alone would match keys
+// parseBody reads the model, the output limit and the tool types of a
+// request body in one pass over its top-level keys. encoding/json alone would match keys
 // case-insensitively (with Unicode folding) and keep the last duplicate,
 // while providers read keys exactly; the gate forwards the original
 // bytes, so a body whose top-level keys repeat, or whose metered keys
@@ -47,25 +52,10 @@ func readBody(r *http.Request) ([]byte, error) {
 func parseBody(b []byte) (body, error) {
 	var req body
 	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return body{}, errNotObject
+	if err := walkObject(dec, func(key string) error { return req.field(dec, key) }); err != nil {
+		return body{}, err
 	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		key, ok := t.(string)
-		if err != nil || !ok {
-			return body{}, errNotObject
-		}
-		if seen[key] {
-			return body{}, errors.New("request body repeats the key " + strconv.Quote(key))
-		}
-		seen[key] = true
-		if err := req.field(dec, key); err != nil {
-			return body{}, err
-		}
-	}
-	if _, err := dec.Token(); err != nil || len(bytes.TrimSpace(b[dec.InputOffset():])) != 0 {
+	if len(bytes.TrimSpace(b[dec.InputOffset():])) != 0 {
 		return body{}, errNotObject // nothing may follow the object
 	}
 	if req.Model == "" {
@@ -81,8 +71,8 @@ func parseBody(b []byte) (body, error) {
 
 var errNotObject = errors.New("request body is not a JSON object")
 
-// field decodes the value of key into req when it is a metered key, and
-// skips it otherwise.
+// field decodes the value of key into req when it is a metered key, the
+// tools or mcp_servers ([body.hostedTool]), and skips it otherwise.
 func (req *body) field(dec *json.Decoder, key string) error {
 	var dst any
 	switch key {
@@ -92,8 +82,20 @@ func (req *body) field(dec *json.Decoder, key string) error {
 		dst = &req.MaxTokens
 	case "max_output_tokens":
 		dst = &req.MaxOutputTokens
+	case "tools":
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return errors.New(`request body has an invalid "tools"`)
+		}
+		var err error
+		req.ToolTypes, err = toolTypes(raw)
+		return err
+	case "mcp_servers":
+		req.MCPServers = true
+		var skip json.RawMessage
+		dst = &skip
 	default:
-		for _, m := range []string{"model", "max_tokens", "max_output_tokens"} {
+		for _, m := range []string{"model", "max_tokens", "max_output_tokens", "tools", "mcp_servers"} {
 			if strings.EqualFold(key, m) {
 				return errors.New("request body spells " + m + " ambiguously")
 			}

@@ -73,7 +73,7 @@ func runEchoCLI(t *testing.T, f *fixture, p Provider, model, phantom string) str
 			"--model", model, "--tools", "")
 	}
 	env := []string{"HOME=" + home, "CODEX_HOME=" + home, path, "GATE_PHANTOM=" + phantom}
-	return runCLIOutput(t, pinnedCLI(t, "codex"), env, "exec", "--json", "--skip-git-repo-check",
+	return runCLIOutput(t, pinnedCLI(t, "codex"), env, "exec", "--json", "--skip-git-repo-check", "-c", `web_search="disabled"`, // the gate refuses the hosted tool
 		"-c", "model_provider=gate", "-c", `model_providers.gate.name="coagent8 gate"`,
 		"-c", `model_providers.gate.base_url="`+f.srv.URL+`/v1"`,
 		"-c", `model_providers.gate.env_key="GATE_PHANTOM"`, "-c", `model_providers.gate.wire_api="responses"`,

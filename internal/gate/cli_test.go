@@ -99,7 +99,7 @@ func TestCodexThroughGate(t *testing.T) {
 	gr, phantom := f.grant(s)
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "CODEX_HOME=" + home, "PATH=" + config.FromOS().Get("PATH"), "GATE_PHANTOM=" + phantom}
-	out := runCLI(t, bin, env, "exec", "--json", "--skip-git-repo-check",
+	out := runCLI(t, bin, env, "exec", "--json", "--skip-git-repo-check", "-c", `web_search="disabled"`, // the gate refuses the hosted tool
 		"-c", "model_provider=gate", "-c", `model_providers.gate.name="coagent8 gate"`,
 		"-c", `model_providers.gate.base_url="`+f.srv.URL+`/v1"`,
 		"-c", `model_providers.gate.env_key="GATE_PHANTOM"`, "-c", `model_providers.gate.wire_api="responses"`,

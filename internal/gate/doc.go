@@ -57,9 +57,16 @@
 // a plain non-negative integer; 1xx informational responses are not
 // forwarded at all.
 //
+// What leaves is bounded to what the decision names: only tools the client
+// runs are admitted, never one the provider would run and that would carry
+// the model's text further (tools.go, request.hosted_tool); a body the
+// privacy filter rewrote must still name the bound model and output limit
+// (egress.filter_binding); a body that stops arriving is refused after
+// [Options.BodyTimeout] (request.body_timeout).
+//
 // Containment (contain.go, issue 18 scope 6): a live phantom on an
 // unadmitted route, a credential in a request, or a phantom presented to
-// another job's gate revokes every grant of the job ([Gate.RevokeJob])
+// another job's gate or [Gate.ForJob] handler revokes every grant of the job ([Gate.RevokeJob])
 // and records a [TypeCompromise] event.
 //
 // The gate listens on loopback unless given a TLS configuration, and

@@ -157,7 +157,7 @@ func (g *Gate) sized(a *admission, out []byte) string {
 	if !bytes.Equal(out, a.body) {
 		was, _ := parseBody(a.body) // parsed once already by bind
 		now, err := parseBody(out)
-		if err != nil || !now.sameMetering(was) {
+		if err != nil || !now.sameMetering(was) || now.hostedTool(a.route.Provider) != "" {
 			return ReasonFilterBinding
 		}
 		a.reserved = reservation(len(out), now.outputLimit(a.route.Provider, a.grant.Ceiling), a.grant.Price)

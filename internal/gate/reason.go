@@ -21,6 +21,7 @@ const (
 	ReasonBody                = "request.body"
 	ReasonBodyTimeout         = "request.body_timeout"  // the body did not arrive within Options.BodyTimeout
 	ReasonFilterBinding       = "egress.filter_binding" // the privacy filter changed the model or output limit the gate bound
+	ReasonHostedTool          = "request.hosted_tool"   // a tool the provider would run itself (web search, web fetch, MCP connector, ...)
 	ReasonQuery               = "request.query"         // a query parameter outside the route's, repeated, or not its form; a bare "?"
 	ReasonHeaderSize          = "request.header_size"   // header block above maxHeaderBytes
 	ReasonHeaderForm          = "request.header_form"   // allowlisted header repeated, empty, folded or not printable ASCII

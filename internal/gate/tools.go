@@ -1,0 +1,148 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/coagent8/coagent8/internal/fault"
+)
+
+// Hosted tools. A request body can ask the provider to run a tool itself:
+// Anthropic's web_search and web_fetch, or the MCP connector
+// (mcp_servers); OpenAI's web_search and remote mcp. The provider then
+// sends what the model writes — the agent's workspace content included —
+// to parties no egress decision named: a search engine, any URL, any MCP
+// server. The egress decision binds the gate → provider custody route
+// only (issue 18 scopes 1 and 5), so the gate admits only tools the client
+// runs itself, by an allowlist of tool types per provider, and refuses
+// every other type and any mcp_servers key (request.hosted_tool). Codex
+// offers the hosted web_search by default; its delegate profile turns it
+// off (delegation.codexArgs).
+
+// clientTools are, per provider, the tool types the client executes:
+// exact names, or a prefix ending in "_" for Anthropic's versioned client
+// tools (bash_20250124, text_editor_20250728, ...). A tool without a type
+// is a custom (client) tool at both providers' APIs.
+var clientTools = map[Provider][]string{
+	Anthropic: {"", "custom", "bash_", "text_editor_", "computer_", "memory_"},
+	OpenAI:    {"", "function", "custom", "local_shell", "shell", "apply_patch", "namespace"}, // a namespace's own tools are checked too
+}
+
+// hostedTool returns the first tool type of b that provider p would run
+// itself ("mcp_servers" for Anthropic's MCP connector), or "" when every
+// tool is the client's.
+func (b body) hostedTool(p Provider) string {
+	if b.MCPServers {
+		return "mcp_servers"
+	}
+	for _, t := range b.ToolTypes {
+		if !clientTool(p, t) {
+			return t
+		}
+	}
+	return ""
+}
+
+func clientTool(p Provider, t string) bool {
+	for _, c := range clientTools[p] {
+		if prefix, ok := strings.CutSuffix(c, "_"); ok {
+			if v, ok := strings.CutPrefix(t, prefix+"_"); ok && v != "" {
+				return true
+			}
+		} else if t == c {
+			return true
+		}
+	}
+	return false
+}
+
+// toolTypes returns the exact "type" of every tool in raw, a JSON array
+// of objects ("" for a tool without one), each followed by the types of
+// the tools it groups (an OpenAI "namespace" holds function tools in its
+// own "tools"). A tool that repeats a key, or spells "type" or "tools" in
+// another case, is refused: the provider reads the exact key, and the
+// gate must read what it reads.
+func toolTypes(raw json.RawMessage) ([]string, error) {
+	if string(raw) == "null" {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil, errors.New(`request body's "tools" is not an array`)
+	}
+	var types []string
+	for dec.More() {
+		typ, nested, err := toolType(dec)
+		if err != nil {
+			return nil, err
+		}
+		types = append(append(types, typ), nested...)
+	}
+	return types, nil
+}
+
+// toolType reads one tool object from dec: its type and the types of
+// the tools it groups.
+func toolType(dec *json.Decoder) (typ string, nested []string, err error) {
+	err = walkObject(dec, func(key string) error {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return errNotObject
+		}
+		switch {
+		case key == "type":
+			if err := json.Unmarshal(raw, &typ); err != nil {
+				return errors.New(`a tool's "type" is not a string`)
+			}
+		case key == "tools":
+			var err error
+			nested, err = toolTypes(raw)
+			return err
+		case strings.EqualFold(key, "type"), strings.EqualFold(key, "tools"):
+			return errors.New("a tool spells " + strings.ToLower(key) + " ambiguously")
+		}
+		return nil
+	})
+	return typ, nested, err
+}
+
+// walkObject reads one JSON object from dec, calling visit for each key
+// with the decoder positioned at its value (visit must consume it). A
+// repeated key is refused: decoders differ on which copy wins.
+func walkObject(dec *json.Decoder, visit func(key string) error) error {
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return errNotObject
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return errNotObject
+		}
+		if seen[key] {
+			return errors.New("request body repeats the key " + strconv.Quote(key))
+		}
+		seen[key] = true
+		if err := visit(key); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return errNotObject
+	}
+	return nil
+}
+
+// hostedToolDetail is the refusal's detail for hosted tool t: what was
+// refused and, for Codex's default web search, the setting that drops it.
+func hostedToolDetail(p Provider, t string) string {
+	d := "the provider would run the tool " + fault.QuoteInput(t) + " itself, beyond the gate: only tools the client runs are admitted"
+	if p == OpenAI && strings.HasPrefix(t, "web_search") {
+		d += ` (Codex: run it with -c web_search="disabled")`
+	}
+	return d
+}
