@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -50,13 +49,12 @@ func readBody(r *http.Request) ([]byte, error) {
 // one model or limit while the provider runs another (red-team finding,
 // parser differential).
 func parseBody(b []byte) (body, error) {
-	var req body
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := walkObject(dec, func(key string) error { return req.field(dec, key) }); err != nil {
-		return body{}, err
+	if !json.Valid(b) {
+		return body{}, errNotObject
 	}
-	if len(bytes.TrimSpace(b[dec.InputOffset():])) != 0 {
-		return body{}, errNotObject // nothing may follow the object
+	var req body
+	if err := members(b, req.field); err != nil {
+		return body{}, err
 	}
 	if req.Model == "" {
 		return body{}, errors.New("request body names no model")
@@ -73,7 +71,7 @@ var errNotObject = errors.New("request body is not a JSON object")
 
 // field decodes the value of key into req when it is a metered key, the
 // tools or mcp_servers ([body.hostedTool]), and skips it otherwise.
-func (req *body) field(dec *json.Decoder, key string) error {
+func (req *body) field(key string, raw []byte) error {
 	var dst any
 	switch key {
 	case "model":
@@ -83,27 +81,21 @@ func (req *body) field(dec *json.Decoder, key string) error {
 	case "max_output_tokens":
 		dst = &req.MaxOutputTokens
 	case "tools":
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return errors.New(`request body has an invalid "tools"`)
-		}
 		var err error
 		req.ToolTypes, err = toolTypes(raw)
 		return err
 	case "mcp_servers":
 		req.MCPServers = true
-		var skip json.RawMessage
-		dst = &skip
+		return nil
 	default:
 		for _, m := range []string{"model", "max_tokens", "max_output_tokens", "tools", "mcp_servers"} {
 			if strings.EqualFold(key, m) {
 				return errors.New("request body spells " + m + " ambiguously")
 			}
 		}
-		var skip json.RawMessage
-		dst = &skip
+		return nil
 	}
-	if err := dec.Decode(dst); err != nil {
+	if err := json.Unmarshal(raw, dst); err != nil {
 		return errors.New("request body has an invalid " + strconv.Quote(key))
 	}
 	return nil

@@ -1,10 +1,8 @@
 package gate
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"strings"
 
 	"github.com/coagent8/coagent8/internal/fault"
@@ -64,34 +62,27 @@ func clientTool(p Provider, t string) bool {
 // the tools it groups (an OpenAI "namespace" holds function tools in its
 // own "tools"). A tool that repeats a key, or spells "type" or "tools" in
 // another case, is refused: the provider reads the exact key, and the
-// gate must read what it reads.
-func toolTypes(raw json.RawMessage) ([]string, error) {
+// gate must read what it reads. raw is valid JSON (parseBody checked).
+func toolTypes(raw []byte) ([]string, error) {
 	if string(raw) == "null" {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+	var types []string
+	ok, err := elements(raw, func(tool []byte) error {
+		typ, nested, err := toolType(tool)
+		types = append(append(types, typ), nested...)
+		return err
+	})
+	if !ok {
 		return nil, errors.New(`request body's "tools" is not an array`)
 	}
-	var types []string
-	for dec.More() {
-		typ, nested, err := toolType(dec)
-		if err != nil {
-			return nil, err
-		}
-		types = append(append(types, typ), nested...)
-	}
-	return types, nil
+	return types, err
 }
 
-// toolType reads one tool object from dec: its type and the types of
-// the tools it groups.
-func toolType(dec *json.Decoder) (typ string, nested []string, err error) {
-	err = walkObject(dec, func(key string) error {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return errNotObject
-		}
+// toolType reads one tool object: its type and the types of the tools it
+// groups.
+func toolType(tool []byte) (typ string, nested []string, err error) {
+	err = members(tool, func(key string, raw []byte) error {
 		switch {
 		case key == "type":
 			if err := json.Unmarshal(raw, &typ); err != nil {
@@ -107,34 +98,6 @@ func toolType(dec *json.Decoder) (typ string, nested []string, err error) {
 		return nil
 	})
 	return typ, nested, err
-}
-
-// walkObject reads one JSON object from dec, calling visit for each key
-// with the decoder positioned at its value (visit must consume it). A
-// repeated key is refused: decoders differ on which copy wins.
-func walkObject(dec *json.Decoder, visit func(key string) error) error {
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return errNotObject
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		key, ok := t.(string)
-		if err != nil || !ok {
-			return errNotObject
-		}
-		if seen[key] {
-			return errors.New("request body repeats the key " + strconv.Quote(key))
-		}
-		seen[key] = true
-		if err := visit(key); err != nil {
-			return err
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return errNotObject
-	}
-	return nil
 }
 
 // hostedToolDetail is the refusal's detail for hosted tool t: what was
