@@ -20,15 +20,7 @@ import (
 // it (the CI flake of TestDelegateContainmentQuarantines).
 func TestStatusWaitsForTheRunner(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "state.db"), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	jobs, err := job.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	jobs := openJobs(t)
 	ws := t.TempDir()
 	j, err := jobs.Create(ctx, job.Spec{Workspace: ws, Base: "HEAD", Backend: "claude", Model: "m", Budget: job.Budget{MaxUSD: 1, MaxMinutes: 1}})
 	if err != nil {
@@ -60,15 +52,7 @@ func TestStatusWaitsForTheRunner(t *testing.T) {
 // message), so a caller cannot learn which ids exist elsewhere.
 func TestOtherWorkspaceJobLooksUnknown(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "state.db"), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	jobs, err := job.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	jobs := openJobs(t)
 	j, err := jobs.Create(ctx, job.Spec{Workspace: t.TempDir(), Base: "HEAD", Backend: "claude", Model: "m", Budget: job.Budget{MaxUSD: 1, MaxMinutes: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -80,4 +64,19 @@ func TestOtherWorkspaceJobLooksUnknown(t *testing.T) {
 	if got == nil || got.Code != want.Code || got.Reason != want.Reason || got.Message != want.Message {
 		t.Errorf("another workspace's job: %v, want exactly %v", got, want)
 	}
+}
+
+// openJobs is a job store on a fresh SQLite file.
+func openJobs(t *testing.T) *job.Store {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	jobs, err := job.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jobs
 }
