@@ -169,6 +169,12 @@ func (g *Gate) bind(r *http.Request, a *admission) (string, string) {
 	if t := req.hostedTool(a.route.Provider); t != "" {
 		return ReasonHostedTool, hostedToolDetail(a.route.Provider, t)
 	}
+	switch what, err := providerFetch(a.route.Provider, b); {
+	case err != nil:
+		return ReasonBody, err.Error() // fail closed: a body the scan cannot read is not forwarded
+	case what != "":
+		return ReasonProviderFetch, providerFetchDetail(what)
+	}
 	a.body = b
 	a.reserved = reservation(len(b), req.outputLimit(a.route.Provider, a.grant.Ceiling), a.grant.Price)
 	return "", ""

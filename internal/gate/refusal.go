@@ -27,6 +27,8 @@ func refusalMessage(reason string, a *admission) string {
 			"create a new grant to continue", l.Requests, l.Tokens, l.Spend.Dollars(), r.Tokens, r.Spend.Dollars())
 	case ReasonBudgetReserved:
 		return msg + ": requests in flight hold the rest of the grant's budget; retry when they finish"
+	case ReasonProviderFetch:
+		return msg + ": an image or document given by URL would be fetched by the provider itself; send it inline (base64 or a data: URL)"
 	case ReasonHostedTool:
 		return msg + `: only tools the client runs itself are admitted, not the provider's hosted tools (web search, web fetch, MCP); for Codex set web_search="disabled"`
 	}

