@@ -90,6 +90,7 @@ func toolTypesRef(raw json.RawMessage) ([]string, error) {
 }
 
 func toolTypeRef(dec *json.Decoder) (typ string, nested []string, err error) {
+	env, hasEnv := "", false
 	err = walkObjectRef(dec, func(key string) error {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
@@ -104,12 +105,49 @@ func toolTypeRef(dec *json.Decoder) (typ string, nested []string, err error) {
 			var err error
 			nested, err = toolTypesRef(raw)
 			return err
-		case strings.EqualFold(key, "type"), strings.EqualFold(key, "tools"):
+		case key == "environment":
+			var err error
+			env, hasEnv, err = environmentTypeRef(raw)
+			return err
+		case strings.EqualFold(key, "type"), strings.EqualFold(key, "tools"), strings.EqualFold(key, "environment"):
 			return errors.New("a tool spells " + strings.ToLower(key) + " ambiguously")
 		}
 		return nil
 	})
+	if hasEnv && env != "local" {
+		typ += "." + env // not a client tool type: refused as hosted
+	}
 	return typ, nested, err
+}
+
+// environmentType returns the exact "type" of a tool's environment
+// object raw, and whether there is one (null is none: the local mode).
+// A repeated or case-variant "type" is refused, as in toolType.
+func environmentTypeRef(raw json.RawMessage) (string, bool, error) {
+	if string(raw) == "null" {
+		return "", false, nil
+	}
+	var typ string
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	err := walkObjectRef(dec, func(key string) error {
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return errNotObject
+		}
+		switch {
+		case key == "type":
+			if err := json.Unmarshal(v, &typ); err != nil {
+				return errors.New(`a tool environment's "type" is not a string`)
+			}
+		case strings.EqualFold(key, "type"):
+			return errors.New("a tool environment spells type ambiguously")
+		}
+		return nil
+	})
+	if err != nil {
+		return "", false, errors.New(`a tool's "environment" is not an object with one "type"`)
+	}
+	return typ, true, nil
 }
 
 func walkObjectRef(dec *json.Decoder, visit func(key string) error) error {
@@ -135,6 +173,94 @@ func walkObjectRef(dec *json.Decoder, visit func(key string) error) error {
 		return errNotObject
 	}
 	return nil
+}
+
+func providerFetchRef(p Provider, b []byte) (string, error) {
+	s := fetchScanRef{p: p, dec: json.NewDecoder(bytes.NewReader(b))}
+	return s.value("", "", 0)
+}
+
+type fetchScanRef struct {
+	p   Provider
+	dec *json.Decoder
+}
+
+// value reads one JSON value, the member key of the object whose member
+// parent is, and reports the first URL fetch in it.
+func (s *fetchScanRef) value(key, parent string, depth int) (string, error) {
+	if depth > maxFetchDepth {
+		return "", errFetchScan
+	}
+	t, err := s.dec.Token()
+	if err != nil {
+		return "", errFetchScan
+	}
+	switch t {
+	case json.Delim('{'), json.Delim('['):
+		for s.dec.More() {
+			k := ""
+			if t == json.Delim('{') {
+				kt, err := s.dec.Token()
+				var ok bool
+				if k, ok = kt.(string); err != nil || !ok {
+					return "", errFetchScan
+				}
+			}
+			if what, err := s.value(k, key, depth+1); what != "" || err != nil {
+				return what, err
+			}
+		}
+		if _, err := s.dec.Token(); err != nil { // the closing delimiter
+			return "", errFetchScan
+		}
+		return "", nil
+	}
+	v, ok := t.(string)
+	if !ok {
+		return "", nil
+	}
+	switch s.p {
+	case Anthropic:
+		if parent == "source" && key == "type" && v == "url" {
+			return "source", nil
+		}
+	case OpenAI:
+		// A string image_url/file_url, or the url of an image_url object
+		// (the Chat Completions form): only a data: URL is inline.
+		if fetchKey(key) && !strings.HasPrefix(v, "data:") {
+			return key, nil
+		}
+		if fetchKey(parent) && key == "url" && !strings.HasPrefix(v, "data:") {
+			return parent, nil
+		}
+	}
+	return "", nil
+}
+
+// FuzzProviderFetchAgainstDecoder: the one-pass URL-source scan and the
+// Decoder-based reference report the same fetch on every valid body.
+func FuzzProviderFetchAgainstDecoder(f *testing.F) {
+	for _, s := range []string{
+		`{"messages":[{"content":[{"type":"image","source":{"type":"url","url":"https://x"}}]}]}`,
+		`{"messages":[{"content":[{"type":"image","source":{"\u0074ype":"\u0075rl"}}]}]}`,
+		`{"input":[{"type":"input_image","image_url":"https://x"},{"image_url":{"url":"data:x"}}]}`,
+		`{"input":[{"file_url":"data:x","image_url":{"url":"https://x"}}],"a":[1,true,null,-2.5e3,"\"]"]}`,
+		`{"source":{"type":"base64","type":"url"}}`, `[[["image_url"]]]`, `"x"`, `{"source":"url"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		for _, p := range []Provider{Anthropic, OpenAI} {
+			got, gerr := providerFetch(p, b)
+			want, werr := providerFetchRef(p, b)
+			if got != want || (gerr == nil) != (werr == nil) {
+				t.Fatalf("%s providerFetch(%q) = %q, %v; reference %q, %v", p, b, got, gerr, want, werr)
+			}
+		}
+	})
 }
 
 // FuzzParseBodyAgainstDecoder: parseBody and the Decoder-based reference

@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -27,69 +26,124 @@ const maxFetchDepth = 10000
 
 // providerFetch returns what in body b provider p would fetch from a URL
 // itself ("source" for an Anthropic url source, "image_url" or
-// "file_url" for OpenAI), or "" when all content is inline.
+// "file_url" for OpenAI), or "" when all content is inline. b is valid
+// JSON (parseBody checked it); the walk is one pass over it on the
+// body's cursor, every string skipped unread unless it is a value the
+// providers fetch by (a Decoder token walk cost about 1 ms per 100 KB).
 func providerFetch(p Provider, b []byte) (string, error) {
-	s := fetchScan{p: p, dec: json.NewDecoder(bytes.NewReader(b))}
+	s := fetchScan{p: p, c: cursor{b: b}}
+	s.c.ws()
 	return s.value("", "", 0)
 }
 
 type fetchScan struct {
-	p   Provider
-	dec *json.Decoder
+	p Provider
+	c cursor
 }
 
 var errFetchScan = errors.New("request body could not be read for URL sources")
 
-// value reads one JSON value, the member key of the object whose member
-// parent is, and reports the first URL fetch in it.
+// value reads the value at the cursor — the member key of the object
+// whose member parent is, or an element ("") of parent's array — and
+// reports the first URL fetch in it.
 func (s *fetchScan) value(key, parent string, depth int) (string, error) {
-	if depth > maxFetchDepth {
+	c := &s.c
+	if depth > maxFetchDepth || c.i >= len(c.b) {
 		return "", errFetchScan
 	}
-	t, err := s.dec.Token()
-	if err != nil {
-		return "", errFetchScan
-	}
-	switch t {
-	case json.Delim('{'), json.Delim('['):
-		for s.dec.More() {
-			k := ""
-			if t == json.Delim('{') {
-				kt, err := s.dec.Token()
-				var ok bool
-				if k, ok = kt.(string); err != nil || !ok {
-					return "", errFetchScan
-				}
-			}
-			if what, err := s.value(k, key, depth+1); what != "" || err != nil {
-				return what, err
-			}
-		}
-		if _, err := s.dec.Token(); err != nil { // the closing delimiter
+	switch c.b[c.i] {
+	case '{', '[':
+		return s.container(key, depth)
+	case '"':
+		raw, ok := c.str()
+		if !ok {
 			return "", errFetchScan
 		}
-		return "", nil
+		if !s.fetched(key, parent) {
+			return "", nil
+		}
+		var v string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return "", errFetchScan
+		}
+		return s.check(key, parent, v), nil
 	}
-	v, ok := t.(string)
-	if !ok {
-		return "", nil
+	if _, ok := c.value(); !ok { // a number, true, false or null
+		return "", errFetchScan
 	}
+	return "", nil
+}
+
+// container reads the object or array at the cursor, the value of key.
+func (s *fetchScan) container(key string, depth int) (string, error) {
+	c := &s.c
+	obj := c.b[c.i] == '{'
+	end := byte(']')
+	if obj {
+		end = '}'
+	}
+	c.i++
+	for n := 0; ; n++ {
+		if c.ws(); c.at(end) {
+			c.i++
+			return "", nil
+		}
+		if n > 0 {
+			if !c.at(',') {
+				return "", errFetchScan
+			}
+			c.i++
+			c.ws()
+		}
+		k := ""
+		if obj {
+			var err error
+			if k, err = c.key(); err != nil {
+				return "", errFetchScan
+			}
+			if c.ws(); !c.at(':') {
+				return "", errFetchScan
+			}
+			c.i++
+			c.ws()
+		}
+		if what, err := s.value(k, key, depth+1); what != "" || err != nil {
+			return what, err
+		}
+	}
+}
+
+// fetched reports whether a string that is the value of key (in parent)
+// is one a provider fetches by, so it has to be read.
+func (s *fetchScan) fetched(key, parent string) bool {
 	switch s.p {
 	case Anthropic:
-		if parent == "source" && key == "type" && v == "url" {
-			return "source", nil
+		return parent == "source" && key == "type"
+	case OpenAI:
+		return fetchKey(key) || fetchKey(parent) && key == "url"
+	}
+	return false
+}
+
+// check is what v, the value of key in parent, makes the provider fetch.
+func (s *fetchScan) check(key, parent, v string) string {
+	switch s.p {
+	case Anthropic:
+		if v == "url" {
+			return "source"
 		}
 	case OpenAI:
 		// A string image_url/file_url, or the url of an image_url object
 		// (the Chat Completions form): only a data: URL is inline.
-		if fetchKey(key) && !strings.HasPrefix(v, "data:") {
-			return key, nil
+		if strings.HasPrefix(v, "data:") {
+			return ""
 		}
-		if fetchKey(parent) && key == "url" && !strings.HasPrefix(v, "data:") {
-			return parent, nil
+		if fetchKey(key) {
+			return key
 		}
+		return parent
 	}
-	return "", nil
+	return ""
 }
 
 func fetchKey(k string) bool { return k == "image_url" || k == "file_url" }

@@ -26,7 +26,7 @@ import (
 // is a custom (client) tool at both providers' APIs.
 var clientTools = map[Provider][]string{
 	Anthropic: {"", "custom", "bash_", "text_editor_", "computer_", "memory_"},
-	OpenAI:    {"", "function", "custom", "local_shell", "shell", "apply_patch", "namespace"}, // a namespace's own tools are checked too
+	OpenAI:    {"", "function", "custom", "local_shell", "shell", "apply_patch", "namespace"}, // a namespace's own tools are checked too; shell in its local mode only (toolType)
 }
 
 // hostedTool returns the first tool type of b that provider p would run
@@ -80,8 +80,13 @@ func toolTypes(raw []byte) ([]string, error) {
 }
 
 // toolType reads one tool object: its type and the types of the tools it
-// groups.
+// groups. A tool with an "environment" other than "local" is reported as
+// its type and that environment's ("shell.container_auto"): OpenAI's shell
+// tool is the client's only in its local mode, and runs in the provider's
+// own container, whose network policy can allow any domain, with
+// container_auto or container_reference (red team).
 func toolType(tool []byte) (typ string, nested []string, err error) {
+	env, hasEnv := "", false
 	err = members(tool, func(key string, raw []byte) error {
 		switch {
 		case key == "type":
@@ -92,12 +97,44 @@ func toolType(tool []byte) (typ string, nested []string, err error) {
 			var err error
 			nested, err = toolTypes(raw)
 			return err
-		case strings.EqualFold(key, "type"), strings.EqualFold(key, "tools"):
+		case key == "environment":
+			var err error
+			env, hasEnv, err = environmentType(raw)
+			return err
+		case strings.EqualFold(key, "type"), strings.EqualFold(key, "tools"), strings.EqualFold(key, "environment"):
 			return errors.New("a tool spells " + strings.ToLower(key) + " ambiguously")
 		}
 		return nil
 	})
+	if hasEnv && env != "local" {
+		typ += "." + env // not a client tool type: refused as hosted
+	}
 	return typ, nested, err
+}
+
+// environmentType returns the exact "type" of a tool's environment
+// object raw, and whether there is one (null is none: the local mode).
+// A repeated or case-variant "type" is refused, as in toolType.
+func environmentType(raw []byte) (string, bool, error) {
+	if string(raw) == "null" {
+		return "", false, nil
+	}
+	var typ string
+	err := members(raw, func(key string, v []byte) error {
+		switch {
+		case key == "type":
+			if err := json.Unmarshal(v, &typ); err != nil {
+				return errors.New(`a tool environment's "type" is not a string`)
+			}
+		case strings.EqualFold(key, "type"):
+			return errors.New("a tool environment spells type ambiguously")
+		}
+		return nil
+	})
+	if err != nil {
+		return "", false, errors.New(`a tool's "environment" is not an object with one "type"`)
+	}
+	return typ, true, nil
 }
 
 // hostedToolDetail is the refusal's detail for hosted tool t: what was

@@ -96,3 +96,38 @@ func sendBody(t *testing.T, f *fixture, p Provider, phantom, body string) (strin
 	readAll(t, resp)
 	return resp.Header.Get("X-Coagent8-Gate-Reason"), resp.StatusCode
 }
+
+// TestHostedShellRefused (red team 2026-12-03): OpenAI's "shell" tool is
+// the client's only in its local mode; with an "environment" of
+// container_auto or container_reference the provider runs the commands
+// in its own container, whose network policy can allow any domain: a
+// hosted tool, refused request.hosted_tool like code_interpreter.
+func TestHostedShellRefused(t *testing.T) {
+	tests := []struct {
+		name, tools, want string
+	}{
+		{"local shell", `[{"type":"shell"}]`, ""},
+		{"local shell environment", `[{"type":"shell","environment":{"type":"local"}}]`, ""},
+		{"null environment", `[{"type":"shell","environment":null}]`, ""},
+		{"container auto", `[{"type":"shell","environment":{"type":"container_auto","network_policy":{"type":"allowlist","allowed_domains":["third.example"]}}}]`, ReasonHostedTool},
+		{"container reference", `[{"type":"shell","environment":{"type":"container_reference","container_id":"cntr_1"}}]`, ReasonHostedTool},
+		{"environment without type", `[{"type":"shell","environment":{}}]`, ReasonHostedTool},
+		{"container auto in namespace", `[{"type":"namespace","name":"n","tools":[{"type":"shell","environment":{"type":"container_auto"}}]}]`, ReasonHostedTool},
+		{"environment in other case", `[{"type":"shell","Environment":{"type":"local"},"environment":{"type":"container_auto"}}]`, ReasonBody},
+		{"environment type repeated", `[{"type":"shell","environment":{"type":"local","type":"container_auto"}}]`, ReasonBody},
+		{"environment type in other case", `[{"type":"shell","environment":{"TYPE":"local","type":"container_auto"}}]`, ReasonBody},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			gr, phantom := f.grant(spec(OpenAI))
+			got, status := sendTools(t, f, OpenAI, phantom, gr.Model, tt.tools)
+			if got != tt.want {
+				t.Errorf("reason %q (status %d), want %q", got, status, tt.want)
+			}
+			if seen, want := len(f.oai.Requests()), map[bool]int{true: 1, false: 0}[tt.want == ""]; seen != want {
+				t.Errorf("double saw %d requests, want %d", seen, want)
+			}
+		})
+	}
+}

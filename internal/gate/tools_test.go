@@ -100,6 +100,7 @@ func FuzzParseBody(f *testing.F) {
 		`{"model":"m","tools":[{"Type":"x","type":"y"}]}`,
 		`{"model":"m","tools":null}`,
 		`{"model":"m","tools":[{"type":"namespace","tools":[{"type":"function"},{"type":"mcp"}]}]}`,
+		`{"model":"m","tools":[{"type":"shell","environment":{"type":"local"}},{"type":"shell","environment":{"type":"container_auto"}}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -135,6 +136,15 @@ func exactToolTypes(t *testing.T, raw json.RawMessage) []string {
 		if raw, ok := tool["type"]; ok {
 			if err := json.Unmarshal(raw, &typ); err != nil {
 				t.Fatalf("tool %d type %s accepted, not a string", i, raw)
+			}
+		}
+		if raw, ok := tool["environment"]; ok && string(raw) != "null" {
+			var env map[string]json.RawMessage
+			var envType string
+			_ = json.Unmarshal(raw, &env)
+			_ = json.Unmarshal(env["type"], &envType)
+			if envType != "local" {
+				typ += "." + envType
 			}
 		}
 		out = append(append(out, typ), exactToolTypes(t, tool["tools"])...)
