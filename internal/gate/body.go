@@ -15,10 +15,11 @@ type body struct {
 	MaxTokens       *int64 `json:"max_tokens"`        // Anthropic
 	MaxOutputTokens *int64 `json:"max_output_tokens"` // OpenAI Responses
 	// ToolTypes are the exact "type" of each entry of "tools" ("" for
-	// none), MCPServers whether an "mcp_servers" key is present
-	// ([body.hostedTool]).
+	// none), MCPServers whether an "mcp_servers" key is present, Prompt
+	// whether a "prompt" key is ([body.hostedTool]).
 	ToolTypes  []string `json:"-"`
 	MCPServers bool     `json:"-"`
+	Prompt     bool     `json:"-"`
 }
 
 // maxBody caps a request body (bytes). Larger requests are refused before
@@ -70,7 +71,7 @@ func parseBody(b []byte) (body, error) {
 var errNotObject = errors.New("request body is not a JSON object")
 
 // field decodes the value of key into req when it is a metered key, the
-// tools or mcp_servers ([body.hostedTool]), and skips it otherwise.
+// tools, mcp_servers or prompt ([body.hostedTool]), and skips it otherwise.
 func (req *body) field(key string, raw []byte) error {
 	var dst any
 	switch key {
@@ -84,11 +85,12 @@ func (req *body) field(key string, raw []byte) error {
 		var err error
 		req.ToolTypes, err = toolTypes(raw)
 		return err
-	case "mcp_servers":
-		req.MCPServers = true
+	case "mcp_servers", "prompt":
+		req.MCPServers = req.MCPServers || key == "mcp_servers"
+		req.Prompt = req.Prompt || key == "prompt"
 		return nil
 	default:
-		for _, m := range []string{"model", "max_tokens", "max_output_tokens", "tools", "mcp_servers"} {
+		for _, m := range []string{"model", "max_tokens", "max_output_tokens", "tools", "mcp_servers", "prompt"} {
 			if strings.EqualFold(key, m) {
 				return errors.New("request body spells " + m + " ambiguously")
 			}

@@ -51,12 +51,13 @@ func fieldRef(req *body, dec *json.Decoder, key string) error {
 		var err error
 		req.ToolTypes, err = toolTypesRef(raw)
 		return err
-	case "mcp_servers":
-		req.MCPServers = true
+	case "mcp_servers", "prompt":
+		req.MCPServers = req.MCPServers || key == "mcp_servers"
+		req.Prompt = req.Prompt || key == "prompt"
 		var skip json.RawMessage
 		dst = &skip
 	default:
-		for _, m := range []string{"model", "max_tokens", "max_output_tokens", "tools", "mcp_servers"} {
+		for _, m := range []string{"model", "max_tokens", "max_output_tokens", "tools", "mcp_servers", "prompt"} {
 			if strings.EqualFold(key, m) {
 				return errors.New("request body spells " + m + " ambiguously")
 			}
@@ -287,7 +288,7 @@ func FuzzParseBodyAgainstDecoder(f *testing.F) {
 			return
 		}
 		if got.Model != want.Model || !samePtr(got.MaxTokens, want.MaxTokens) || !samePtr(got.MaxOutputTokens, want.MaxOutputTokens) ||
-			got.MCPServers != want.MCPServers || strings.Join(got.ToolTypes, "\x00") != strings.Join(want.ToolTypes, "\x00") {
+			got.MCPServers != want.MCPServers || got.Prompt != want.Prompt || strings.Join(got.ToolTypes, "\x00") != strings.Join(want.ToolTypes, "\x00") {
 			t.Fatalf("parseBody(%q) = %+v, reference %+v", b, got, want)
 		}
 	})

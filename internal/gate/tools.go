@@ -30,11 +30,19 @@ var clientTools = map[Provider][]string{
 }
 
 // hostedTool returns the first tool type of b that provider p would run
-// itself ("mcp_servers" for Anthropic's MCP connector), or "" when every
-// tool is the client's.
+// itself ("mcp_servers" for Anthropic's MCP connector, "prompt" for an
+// OpenAI stored prompt), or "" when every tool is the client's.
+//
+// An OpenAI "prompt" names a prompt object stored in the project, which
+// holds model, instructions and tools (OpenAI's Assistants migration
+// guide), hosted ones included, that the body does not show: the gate
+// cannot read what it would offer, so the key is refused (red team).
 func (b body) hostedTool(p Provider) string {
 	if b.MCPServers {
 		return "mcp_servers"
+	}
+	if b.Prompt && p == OpenAI {
+		return "prompt"
 	}
 	for _, t := range b.ToolTypes {
 		if !clientTool(p, t) {
@@ -140,6 +148,9 @@ func environmentType(raw []byte) (string, bool, error) {
 // hostedToolDetail is the refusal's detail for hosted tool t: what was
 // refused and, for Codex's default web search, the setting that drops it.
 func hostedToolDetail(p Provider, t string) string {
+	if p == OpenAI && t == "prompt" {
+		return "a stored prompt would add tools and instructions the gate cannot read, beyond the gate: send them in the body"
+	}
 	d := "the provider would run the tool " + fault.QuoteInput(t) + " itself, beyond the gate: only tools the client runs are admitted"
 	if p == OpenAI && strings.HasPrefix(t, "web_search") {
 		d += ` (Codex: run it with -c web_search="disabled")`

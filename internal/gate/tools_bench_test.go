@@ -8,7 +8,8 @@ import (
 
 // BenchmarkParseBody: parseBody on a Claude Code-sized request (30
 // custom tools with schemas, 64 KiB of messages; 100 KB) against the
-// Decoder-based reader it replaced (bodyref_test.go), in the same run.
+// Decoder-based reader it replaced (bodyref_test.go), in the same run;
+// and the URL-source scan (providerFetch) against its Decoder reference.
 func BenchmarkParseBody(b *testing.B) {
 	var tools []string
 	for i := range 30 {
@@ -20,7 +21,9 @@ func BenchmarkParseBody(b *testing.B) {
 	for _, r := range []struct {
 		name  string
 		parse func([]byte) (body, error)
-	}{{"decoder", parseBodyRef}, {"scan", parseBody}} {
+	}{{"decoder", parseBodyRef}, {"scan", parseBody},
+		{"fetch-decoder", func(b []byte) (body, error) { _, err := providerFetchRef(Anthropic, b); return body{}, err }},
+		{"fetch-scan", func(b []byte) (body, error) { _, err := providerFetch(Anthropic, b); return body{}, err }}} {
 		b.Run(r.name, func(b *testing.B) {
 			b.SetBytes(int64(len(req)))
 			for b.Loop() {

@@ -41,7 +41,7 @@ func TestProviderFetchRefused(t *testing.T) {
 		{"openai image url", OpenAI, fill(oai, `[{"type":"input_image","image_url":"https://third.example/x.png?d=secret"}]`), ReasonProviderFetch},
 		{"openai file url", OpenAI, fill(oai, `[{"type":"input_file","file_url":"https://third.example/x.pdf?d=secret"}]`), ReasonProviderFetch},
 		{"openai image url in function output", OpenAI, `{"model":"gpt-5.1","max_output_tokens":10,"input":[{"type":"function_call_output","call_id":"c1","output":[{"type":"input_image","image_url":"https://third.example/x.png"}]}]}`, ReasonProviderFetch},
-		{"openai image url in prompt variable", OpenAI, `{"model":"gpt-5.1","max_output_tokens":10,"prompt":{"id":"pmpt_1","variables":{"v":{"type":"input_image","image_url":"https://third.example/x.png"}}},"input":"hi"}`, ReasonProviderFetch},
+		{"openai image url in prompt variable", OpenAI, `{"model":"gpt-5.1","max_output_tokens":10,"prompt":{"id":"pmpt_1","variables":{"v":{"type":"input_image","image_url":"https://third.example/x.png"}}},"input":"hi"}`, ReasonHostedTool}, // a stored prompt is refused first (TestStoredPromptRefused)
 		{"openai image url object", OpenAI, fill(oai, `[{"type":"input_image","image_url":{"url":"https://third.example/x.png"}}]`), ReasonProviderFetch},
 		{"openai image url escaped key", OpenAI, fill(oai, `[{"type":"input_image","\u0069mage_url":"https://third.example/x.png"}]`), ReasonProviderFetch},
 		{"openai image url repeated", OpenAI, fill(oai, `[{"type":"input_image","image_url":"https://third.example/x.png","image_url":"data:image/png;base64,AA=="}]`), ReasonProviderFetch},
@@ -122,6 +122,38 @@ func TestHostedShellRefused(t *testing.T) {
 			f := newFixture(t, nil)
 			gr, phantom := f.grant(spec(OpenAI))
 			got, status := sendTools(t, f, OpenAI, phantom, gr.Model, tt.tools)
+			if got != tt.want {
+				t.Errorf("reason %q (status %d), want %q", got, status, tt.want)
+			}
+			if seen, want := len(f.oai.Requests()), map[bool]int{true: 1, false: 0}[tt.want == ""]; seen != want {
+				t.Errorf("double saw %d requests, want %d", seen, want)
+			}
+		})
+	}
+}
+
+// TestStoredPromptRefused (red team 2026-12-03): an OpenAI "prompt"
+// names a prompt object stored in the project, and a stored prompt holds
+// configuration — model, instructions and tools (OpenAI's Assistants
+// migration guide), hosted tools included — that the body does not
+// show: the gate cannot read what it would offer, so the key is refused
+// request.hosted_tool like mcp_servers. Its spellings are refused as
+// ambiguous.
+func TestStoredPromptRefused(t *testing.T) {
+	tests := []struct {
+		name, body, want string
+	}{
+		{"no prompt", `{"model":"gpt-5.1","max_output_tokens":10,"input":"hi"}`, ""},
+		{"stored prompt", `{"model":"gpt-5.1","max_output_tokens":10,"prompt":{"id":"pmpt_1","version":"2"},"input":"hi"}`, ReasonHostedTool},
+		{"stored prompt null", `{"model":"gpt-5.1","max_output_tokens":10,"prompt":null,"input":"hi"}`, ReasonHostedTool},
+		{"stored prompt escaped", `{"model":"gpt-5.1","max_output_tokens":10,"\u0070rompt":{"id":"pmpt_1"},"input":"hi"}`, ReasonHostedTool},
+		{"prompt in other case", `{"model":"gpt-5.1","max_output_tokens":10,"Prompt":{"id":"pmpt_1"},"input":"hi"}`, ReasonBody},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			_, phantom := f.grant(spec(OpenAI))
+			got, status := sendBody(t, f, OpenAI, phantom, tt.body)
 			if got != tt.want {
 				t.Errorf("reason %q (status %d), want %q", got, status, tt.want)
 			}

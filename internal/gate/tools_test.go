@@ -97,6 +97,7 @@ func FuzzParseBody(f *testing.F) {
 	for _, s := range []string{
 		`{"model":"m","max_tokens":1,"tools":[{"name":"a"},{"type":"bash_20250124"}]}`,
 		`{"model":"m","tools":[{"type":"web_search"}],"mcp_servers":[]}`,
+		`{"model":"m","prompt":{"id":"pmpt_1"}}`,
 		`{"model":"m","tools":[{"Type":"x","type":"y"}]}`,
 		`{"model":"m","tools":null}`,
 		`{"model":"m","tools":[{"type":"namespace","tools":[{"type":"function"},{"type":"mcp"}]}]}`,
@@ -119,6 +120,9 @@ func FuzzParseBody(f *testing.F) {
 		}
 		if _, ok := top["mcp_servers"]; ok != got.MCPServers {
 			t.Fatalf("mcp_servers %v, exact reader %v", got.MCPServers, ok)
+		}
+		if _, ok := top["prompt"]; ok != got.Prompt {
+			t.Fatalf("prompt %v, exact reader %v", got.Prompt, ok)
 		}
 		if want := exactToolTypes(t, top["tools"]); !slices.Equal(want, got.ToolTypes) {
 			t.Fatalf("tool types %q, exact reader %q", got.ToolTypes, want)
