@@ -22,7 +22,7 @@ import (
 
 // clientTools are, per provider, the tool types the client executes:
 // exact names, or a prefix ending in "_" for Anthropic's versioned client
-// tools (bash_20250124, text_editor_20250728, ...). A tool without a type
+// tools, the prefix and a date (bash_20250124, text_editor_20250728, ...). A tool without a type
 // is a custom (client) tool at both providers' APIs.
 var clientTools = map[Provider][]string{
 	Anthropic: {"", "custom", "bash_", "text_editor_", "computer_", "memory_"},
@@ -55,7 +55,7 @@ func (b body) hostedTool(p Provider) string {
 func clientTool(p Provider, t string) bool {
 	for _, c := range clientTools[p] {
 		if prefix, ok := strings.CutSuffix(c, "_"); ok {
-			if v, ok := strings.CutPrefix(t, prefix+"_"); ok && v != "" {
+			if v, ok := strings.CutPrefix(t, prefix+"_"); ok && dated(v) {
 				return true
 			}
 		} else if t == c {
@@ -63,6 +63,22 @@ func clientTool(p Provider, t string) bool {
 		}
 	}
 	return false
+}
+
+// dated reports whether v is a tool version, a date of 8 digits
+// (bash_20250124): Anthropic's versioned client tools are named so, and
+// a looser suffix could one day name a hosted tool (bash_code_execution
+// is a code-execution sub-tool's name).
+func dated(v string) bool {
+	if len(v) != 8 {
+		return false
+	}
+	for i := range len(v) {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // toolTypes returns the exact "type" of every tool in raw, a JSON array

@@ -28,6 +28,8 @@ func TestHostedToolRefused(t *testing.T) {
 		{"anthropic code execution", Anthropic, `[{"type":"code_execution_20250825","name":"code_execution"}]`, ReasonHostedTool},
 		{"anthropic mcp connector", Anthropic, `[],"mcp_servers":[{"type":"url","url":"https://mcp.example","name":"x"}]`, ReasonHostedTool},
 		{"anthropic bare version prefix", Anthropic, `[{"type":"bash_","name":"bash"}]`, ReasonHostedTool},
+		{"anthropic prefix without a date", Anthropic, `[{"type":"bash_code_execution_20250825","name":"bash"}]`, ReasonHostedTool},
+		{"anthropic memory and computer by date", Anthropic, `[{"type":"memory_20250818","name":"memory"},{"type":"computer_20250124","name":"computer"}]`, ""},
 		{"null tools", Anthropic, `null`, ""},
 		{"openai functions", OpenAI, `[{"type":"function","name":"exec_command","parameters":{"type":"object"}},{"type":"custom","name":"apply_patch"}]`, ""},
 		{"openai web search", OpenAI, `[{"type":"function","name":"exec_command"},{"type":"web_search"}]`, ReasonHostedTool},
