@@ -2,9 +2,7 @@ package gate
 
 import (
 	"encoding/json"
-	"net/http"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -65,31 +63,12 @@ func TestHostedToolRefused(t *testing.T) {
 // tools, and returns the gate's reason header and status.
 func sendTools(t *testing.T, f *fixture, p Provider, phantom, model, tools string) (string, int) {
 	t.Helper()
-	path, limit, auth := "/v1/messages", `"max_tokens":10`, "X-Api-Key"
+	limit := `"max_tokens":10`
 	if p == OpenAI {
-		path, limit, auth = "/v1/responses", `"max_output_tokens":10`, "Authorization"
+		limit = `"max_output_tokens":10`
 	}
-	if !strings.HasPrefix(tools, "[") && !strings.HasPrefix(tools, "{") && tools != "null" && !strings.HasPrefix(tools, `"`) {
-		t.Fatalf("bad tools %q", tools)
-	}
-	body := `{"model":"` + model + `",` + limit + `,"stream":true,"tools":` + tools + `,"input":"hi","messages":[{"role":"user","content":"hi"}]}`
-	req, err := http.NewRequest("POST", f.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if p == OpenAI {
-		req.Header.Set(auth, "Bearer "+phantom)
-	} else {
-		req.Header.Set(auth, phantom)
-		req.Header.Set("Anthropic-Version", "2023-06-01")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	readAll(t, resp)
-	return resp.Header.Get("X-Coagent8-Gate-Reason"), resp.StatusCode
+	return sendBody(t, f, p, phantom, `{"model":"`+model+`",`+limit+`,"stream":true,"tools":`+tools+
+		`,"input":"hi","messages":[{"role":"user","content":"hi"}]}`)
 }
 
 // FuzzParseBody: a body parseBody accepts reads the same under a plain
