@@ -112,7 +112,11 @@ func BenchmarkJobOverhead(b *testing.B) {
 		raw, _ := json.Marshal(res.StructuredContent)
 		_ = json.Unmarshal(raw, &sc)
 		if sc.State != "succeeded" || strings.Count(sc.Patch, "diff --git") != 10 {
-			b.Fatalf("job %d: %s, %d files in the patch", i, sc.State, strings.Count(sc.Patch, "diff --git"))
+			// The agent's own record says which write went missing (a CI
+			// run once saw 9 of the 10 files).
+			out, _ := os.ReadFile(filepath.Join(state, "jobs", sc.Job, "agent.stdout"))
+			b.Fatalf("job %d: %s, %d files in the patch:\n%s\nagent stdout (last 6 KiB):\n%s", i, sc.State,
+				strings.Count(sc.Patch, "diff --git"), sc.Patch, out[max(0, len(out)-6<<10):])
 		}
 		var rec struct {
 			Sandbox struct {
