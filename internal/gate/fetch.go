@@ -84,28 +84,19 @@ func (s *fetchScan) container(key string, depth int) (string, error) {
 	}
 	c.i++
 	for n := 0; ; n++ {
-		if c.ws(); c.at(end) {
-			c.i++
-			return "", nil
+		more, ok := c.next(n, end)
+		if !ok {
+			return "", errFetchScan
 		}
-		if n > 0 {
-			if !c.at(',') {
-				return "", errFetchScan
-			}
-			c.i++
-			c.ws()
+		if !more {
+			return "", nil
 		}
 		k := ""
 		if obj {
 			var err error
-			if k, err = c.key(); err != nil {
+			if k, err = c.name(); err != nil {
 				return "", errFetchScan
 			}
-			if c.ws(); !c.at(':') {
-				return "", errFetchScan
-			}
-			c.i++
-			c.ws()
 		}
 		if what, err := s.value(k, key, depth+1); what != "" || err != nil {
 			return what, err

@@ -23,15 +23,15 @@ func members(b []byte, visit func(key string, raw []byte) error) error {
 	}
 	c.i++
 	seen := map[string]bool{}
-	for c.ws(); !c.at('}'); c.ws() {
-		if len(seen) > 0 {
-			if !c.at(',') {
-				return errNotObject
-			}
-			c.i++
-			c.ws()
+	for n := 0; ; n++ {
+		more, ok := c.next(n, '}')
+		if !ok {
+			return errNotObject
 		}
-		key, err := c.key()
+		if !more {
+			return nil
+		}
+		key, err := c.name()
 		if err != nil {
 			return err
 		}
@@ -39,11 +39,6 @@ func members(b []byte, visit func(key string, raw []byte) error) error {
 			return errors.New("request body repeats the key " + strconv.Quote(key))
 		}
 		seen[key] = true
-		if c.ws(); !c.at(':') {
-			return errNotObject
-		}
-		c.i++
-		c.ws()
 		raw, ok := c.value()
 		if !ok {
 			return errNotObject
@@ -52,7 +47,6 @@ func members(b []byte, visit func(key string, raw []byte) error) error {
 			return err
 		}
 	}
-	return nil
 }
 
 // elements calls visit with the raw bytes of each element of the valid
@@ -64,15 +58,12 @@ func elements(b []byte, visit func(raw []byte) error) (ok bool, err error) {
 	}
 	c.i++
 	for n := 0; ; n++ {
-		if c.ws(); c.at(']') {
-			return true, nil
+		more, ok := c.next(n, ']')
+		if !ok {
+			return false, nil
 		}
-		if n > 0 {
-			if !c.at(',') {
-				return false, nil
-			}
-			c.i++
-			c.ws()
+		if !more {
+			return true, nil
 		}
 		raw, ok := c.value()
 		if !ok {
@@ -101,6 +92,39 @@ func (c *cursor) ws() {
 			return
 		}
 	}
+}
+
+// next moves to item n of the object or array whose closing byte is
+// end, past the comma before it: more is false (and end consumed) when
+// the container ends there; ok is false when the separator is missing.
+func (c *cursor) next(n int, end byte) (more, ok bool) {
+	if c.ws(); c.at(end) {
+		c.i++
+		return false, true
+	}
+	if n > 0 {
+		if !c.at(',') {
+			return false, false
+		}
+		c.i++
+		c.ws()
+	}
+	return true, true
+}
+
+// name reads a member's key and the colon after it, leaving the cursor
+// at the member's value.
+func (c *cursor) name() (string, error) {
+	k, err := c.key()
+	if err != nil {
+		return "", err
+	}
+	if c.ws(); !c.at(':') {
+		return "", errNotObject
+	}
+	c.i++
+	c.ws()
+	return k, nil
 }
 
 // key reads a member's key: plain ASCII without escapes as it is, any
