@@ -22,6 +22,7 @@ type admission struct {
 	grant    Grant // immutable binding
 	wire     wire  // the headers that go upstream, and the dropped names
 	body     []byte
+	parsed   body         // body's reading (bind), so a filtered body is compared without a second parse
 	rid      int64        // reservation (= attempt) id; 0 on unmetered routes
 	decision string       // the egress decision's EvidenceDigest@1 ("" without a joint decider)
 	sentAt   atomic.Int64 // Unix ns when the request headers were written upstream; 0 = not sent
@@ -166,16 +167,10 @@ func (g *Gate) bind(r *http.Request, a *admission) (string, string) {
 	if req.Model != a.grant.Model {
 		return ReasonModel, "request names another model than the grant"
 	}
-	if t := req.hostedTool(a.route.Provider); t != "" {
-		return ReasonHostedTool, hostedToolDetail(a.route.Provider, t)
+	if reason, detail := reachesBeyond(a.route.Provider, req, b); reason != "" {
+		return reason, detail
 	}
-	switch what, err := providerFetch(a.route.Provider, b); {
-	case err != nil:
-		return ReasonBody, err.Error() // fail closed: a body the scan cannot read is not forwarded
-	case what != "":
-		return ReasonProviderFetch, providerFetchDetail(what)
-	}
-	a.body = b
+	a.body, a.parsed = b, req
 	a.reserved = reservation(len(b), req.outputLimit(a.route.Provider, a.grant.Ceiling), a.grant.Price)
 	return "", ""
 }

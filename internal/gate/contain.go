@@ -49,8 +49,13 @@ func (g *Gate) RevokeJob(ctx context.Context, job string) ([]string, error) {
 // revoke --job` refuses a job id no grant names, since revoking nothing
 // there is a mistyped id, not containment.
 func (g *Gate) HasJob(ctx context.Context, job string) (bool, error) {
+	return g.ledger.hasJob(ctx, job)
+}
+
+// hasJob reports whether a grant row names job.
+func (l *ledger) hasJob(ctx context.Context, job string) (bool, error) {
 	var one int
-	err := g.ledger.db.QueryRowContext(ctx, `SELECT 1 FROM gate_grants WHERE job = ? LIMIT 1`, job).Scan(&one)
+	err := l.db.QueryRowContext(ctx, `SELECT 1 FROM gate_grants WHERE job = ? LIMIT 1`, job).Scan(&one)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return false, nil

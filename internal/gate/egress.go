@@ -147,28 +147,23 @@ func egressReason(err error) string {
 	return "egress.unavailable"
 }
 
-// fetches reports whether body b makes provider p fetch a URL, or cannot
-// be read for it.
-func fetches(p Provider, b []byte) bool {
-	what, err := providerFetch(p, b)
-	return what != "" || err != nil
-}
-
 // sized makes out the body to forward and recomputes the reservation
 // when the decider filtered it. The filter rewrites raw bytes wherever a
 // label's pattern matches, so a filtered body must still name the model
 // the grant binds and the output limit admission read: otherwise the
 // provider would run, and bill, what the gate neither bound nor reserved
-// for, and must offer no hosted tool or URL fetch either
-// (egress.filter_binding).
+// for, and must pass bind's content checks too (egress.filter_binding).
 func (g *Gate) sized(a *admission, out []byte) string {
 	if !bytes.Equal(out, a.body) {
-		was, _ := parseBody(a.body) // parsed once already by bind
 		now, err := parseBody(out)
-		if err != nil || !now.sameMetering(was) || now.hostedTool(a.route.Provider) != "" || fetches(a.route.Provider, out) {
+		if err != nil || !now.sameMetering(a.parsed) {
+			return ReasonFilterBinding
+		}
+		if reason, _ := reachesBeyond(a.route.Provider, now, out); reason != "" {
 			return ReasonFilterBinding
 		}
 		a.reserved = reservation(len(out), now.outputLimit(a.route.Provider, a.grant.Ceiling), a.grant.Price)
+		a.parsed = now
 	}
 	a.body = out
 	return ""

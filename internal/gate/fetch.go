@@ -139,6 +139,24 @@ func (s *fetchScan) check(key, parent, v string) string {
 
 func fetchKey(k string) bool { return k == "image_url" || k == "file_url" }
 
+// reachesBeyond refuses a body, read as req, that would make provider p
+// reach a party the egress decision does not name: a hosted tool
+// (request.hosted_tool) or content by URL (request.provider_fetch); a
+// body the URL scan cannot read is refused request.body (fail closed).
+// bind applies it to the client's body and sized to a filtered one.
+func reachesBeyond(p Provider, req body, b []byte) (reason, detail string) {
+	if t := req.hostedTool(p); t != "" {
+		return ReasonHostedTool, hostedToolDetail(p, t)
+	}
+	switch what, err := providerFetch(p, b); {
+	case err != nil:
+		return ReasonBody, err.Error()
+	case what != "":
+		return ReasonProviderFetch, providerFetchDetail(what)
+	}
+	return "", ""
+}
+
 // providerFetchDetail is the refusal's detail for what: the URL itself
 // is not echoed (it may carry the content it exfiltrates).
 func providerFetchDetail(what string) string {
