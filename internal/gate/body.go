@@ -90,10 +90,8 @@ func (req *body) field(key string, raw []byte) error {
 		req.Prompt = req.Prompt || key == "prompt"
 		return nil
 	default:
-		for _, m := range []string{"model", "max_tokens", "max_output_tokens", "tools", "mcp_servers", "prompt"} {
-			if strings.EqualFold(key, m) {
-				return errors.New("request body spells " + m + " ambiguously")
-			}
+		if m := spelledOtherwise(key, "model", "max_tokens", "max_output_tokens", "tools", "mcp_servers", "prompt"); m != "" {
+			return errors.New("request body spells " + m + " ambiguously")
 		}
 		return nil
 	}
@@ -124,4 +122,17 @@ func (b body) outputLimit(p Provider, ceiling int64) int64 {
 func (b body) sameMetering(c body) bool {
 	same := func(x, y *int64) bool { return x == nil && y == nil || x != nil && y != nil && *x == *y }
 	return b.Model == c.Model && same(b.MaxTokens, c.MaxTokens) && same(b.MaxOutputTokens, c.MaxOutputTokens)
+}
+
+// spelledOtherwise returns the name among names that key spells in
+// another case (with Unicode folding, as encoding/json matches keys), or
+// "" when none: a provider reads the exact key, so a key the gate would
+// read one way and a decoder another is refused, never guessed.
+func spelledOtherwise(key string, names ...string) string {
+	for _, n := range names {
+		if key != n && strings.EqualFold(key, n) {
+			return n
+		}
+	}
+	return ""
 }

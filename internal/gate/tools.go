@@ -125,8 +125,9 @@ func toolType(tool []byte) (typ string, nested []string, err error) {
 			var err error
 			env, hasEnv, err = environmentType(raw)
 			return err
-		case strings.EqualFold(key, "type"), strings.EqualFold(key, "tools"), strings.EqualFold(key, "environment"):
-			return errors.New("a tool spells " + strings.ToLower(key) + " ambiguously")
+		}
+		if n := spelledOtherwise(key, "type", "tools", "environment"); n != "" {
+			return errors.New("a tool spells " + n + " ambiguously")
 		}
 		return nil
 	})
@@ -150,7 +151,7 @@ func environmentType(raw []byte) (string, bool, error) {
 			if err := json.Unmarshal(v, &typ); err != nil {
 				return errors.New(`a tool environment's "type" is not a string`)
 			}
-		case strings.EqualFold(key, "type"):
+		case spelledOtherwise(key, "type") != "":
 			return errors.New("a tool environment spells type ambiguously")
 		}
 		return nil
