@@ -253,7 +253,7 @@ func delegateFailed(v governor.JobView) error {
 		code, cause = fault.Timeout, fmt.Sprintf(": its agent was still working when its %d minutes ran out", v.Budget.MaxMinutes)
 	case v.Reason == governor.ReasonBudgetExhausted:
 		cause = ": its agent stopped once the gate refused a request for the job's budget"
-	case v.Reason == "delegate.agent_exited":
+	case v.Reason == governor.AgentEndedReason(sandbox.ExitExited):
 		cause = ": its agent exited with an error"
 	}
 	reason := v.Reason

@@ -174,8 +174,7 @@ func (g *Governor) finishJob(ctx context.Context, deps DelegateDeps, j job.Job, 
 	cancelled := r.cancelled
 	g.live.mu.Unlock()
 	cand := filepath.Join(deps.CandidateDir, j.ID)
-	switch {
-	case res.Tainted:
+	if res.Tainted {
 		// A containment event: the one compromise action (before any
 		// other ending, so a contained job never ends merely failed).
 		g.finishContained(ctx, deps, j, res, runErr, message, filepath.Join(cand, "upper"), r.seed)
@@ -223,10 +222,14 @@ func ending(res delegation.Result, runErr error, cancelled, timedOut bool) (stat
 		// the counters).
 		return job.Failed, ReasonBudgetExhausted, true
 	case !res.Receipt.Exit.Success():
-		return job.Failed, "delegate.agent_" + res.Receipt.Exit.Class.String(), true
+		return job.Failed, AgentEndedReason(res.Receipt.Exit.Class), true
 	}
 	return 0, "", false
 }
+
+// AgentEndedReason is the reason of a job whose agent ended unsuccessfully
+// with exit class c ("delegate.agent_exited", "delegate.agent_signalled", ...).
+func AgentEndedReason(c sandbox.ExitClass) string { return "delegate.agent_" + c.String() }
 
 // runChecks runs the checks on job j's candidate, cancellable by
 // CancelJob; cancelled reports that the job was cancelled meanwhile.
