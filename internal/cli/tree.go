@@ -58,8 +58,8 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		return nil
 	}
 	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
-	if f := cmd.Flags().Lookup(args[0]); f != nil {
-		return fmt.Errorf("%s; did you mean --%s?", msg, f.Name)
+	if err := flagHint(cmd, args[0], msg); err != nil {
+		return err
 	}
 	if cmd.SuggestionsMinimumDistance <= 0 {
 		cmd.SuggestionsMinimumDistance = 2 // cobra's default, applied only on its own path
@@ -85,10 +85,19 @@ func takesNoArgs(cmd *cobra.Command, args []string) error {
 		return nil
 	}
 	msg := fmt.Sprintf("%s takes no arguments (got %s)", commandName(cmd), quoteArgs(args))
-	if f := cmd.Flags().Lookup(args[0]); f != nil {
-		return fmt.Errorf("%s; did you mean --%s?", msg, f.Name)
+	if err := flagHint(cmd, args[0], msg); err != nil {
+		return err
 	}
 	return errors.New(msg)
+}
+
+// flagHint is msg suggesting the flag when arg names one of cmd's flags
+// without its dashes (`doctor json`: did you mean --json?), else nil.
+func flagHint(cmd *cobra.Command, arg, msg string) error {
+	if f := cmd.Flags().Lookup(arg); f != nil {
+		return fmt.Errorf("%s; did you mean --%s?", msg, f.Name)
+	}
+	return nil
 }
 
 // commandName is cmd's path without the program's name ("gate serve").
