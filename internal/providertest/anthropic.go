@@ -2,7 +2,9 @@ package providertest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"sync/atomic"
 	"testing"
 )
 
@@ -106,8 +108,17 @@ func (rep Reply) anthropicUsage(output int64) *anthropicUsage {
 		CacheReadInputTokens: rep.CacheReadInputTokens, OutputTokens: output}
 }
 
+// ids numbers the double's message and tool-use ids. The real API never
+// repeats one, and Claude Code drops a streamed message whose id it has
+// seen: with one fixed id a scripted tool use could be ignored and its
+// request sent again (the 9-of-10-files BenchmarkJobOverhead failure).
+var ids atomic.Int64
+
+// newID returns a fresh id with prefix, e.g. "msg_test000042".
+func newID(prefix string) string { return fmt.Sprintf("%s%06d", prefix, ids.Add(1)) }
+
 func message(model string, content []any, stop any, usage *anthropicUsage) map[string]any {
-	m := map[string]any{"id": "msg_test01", "type": "message", "role": "assistant", "model": model,
+	m := map[string]any{"id": newID("msg_test"), "type": "message", "role": "assistant", "model": model,
 		"content": content, "stop_reason": stop, "stop_sequence": nil}
 	if usage != nil {
 		m["usage"] = usage

@@ -1,7 +1,9 @@
 package providertest
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"testing"
 )
@@ -19,8 +21,9 @@ type ToolUse struct {
 }
 
 // NewAnthropicTools starts an Anthropic double whose first len(tools)
-// streamed Messages requests are answered with one tool_use block each
-// (stop_reason "tool_use"); later requests are answered from opts like
+// Messages requests that offer tools are answered with one tool_use block
+// each (stop_reason "tool_use"), in order; requests offering none and
+// later requests are answered from opts like
 // [NewAnthropic]. It exists for end-to-end tests in which a real CLI
 // must read a file and send its content in the next request.
 func NewAnthropicTools(t testing.TB, opts Options, tools ...ToolUse) *Anthropic {
@@ -34,6 +37,10 @@ func NewAnthropicTools(t testing.TB, opts Options, tools ...ToolUse) *Anthropic 
 	mux.HandleFunc("HEAD /api/hello", a.hello)
 	mux.HandleFunc("GET /api/hello", a.hello)
 	mux.HandleFunc("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) {
+		if !offersTools(r) {
+			a.messages(w, r)
+			return
+		}
 		select {
 		case tu := <-pending:
 			a.toolUse(w, r, tu)
@@ -45,6 +52,22 @@ func NewAnthropicTools(t testing.TB, opts Options, tools ...ToolUse) *Anthropic 
 	mux.HandleFunc("/", a.notFound)
 	a.start(t, mux)
 	return a
+}
+
+// offersTools reports whether r's body offers the model any tool. A
+// client's side requests (a title, a quota probe) offer none and never
+// act on a tool use, so a scripted one handed to them would be lost. The
+// body is read and put back for the handler.
+func offersTools(r *http.Request) bool {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	var req struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	return json.Unmarshal(body, &req) == nil && len(req.Tools) > 0
 }
 
 // toolUse streams one tool_use content block.
@@ -62,7 +85,7 @@ func (a *Anthropic) toolUse(w http.ResponseWriter, r *http.Request, tu ToolUse) 
 	s.event("message_start", js(map[string]any{"type": "message_start",
 		"message": message(a.model(req.Model), []any{}, nil, Reply{}.anthropicUsage(1))}))
 	s.event("content_block_start", js(map[string]any{"type": "content_block_start", "index": 0,
-		"content_block": map[string]any{"type": "tool_use", "id": "toolu_test01", "name": tu.Name, "input": map[string]any{}}}))
+		"content_block": map[string]any{"type": "tool_use", "id": newID("toolu_test"), "name": tu.Name, "input": map[string]any{}}}))
 	n := max(tu.InputChunks, 1)
 	for i := range n {
 		part := input[len(input)*i/n : len(input)*(i+1)/n]
