@@ -4,12 +4,14 @@ package delegation
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/gate"
 	"github.com/coagent8/coagent8/internal/providertest"
 	"github.com/coagent8/coagent8/internal/secret"
@@ -57,5 +59,21 @@ func TestJobHandlerRefusesOtherJobsPhantom(t *testing.T) {
 	}
 	if resp := post(ownPhantom); resp.StatusCode != http.StatusOK {
 		t.Errorf("the job's own phantom: status %d reason %q", resp.StatusCode, resp.Header.Get("X-Coagent8-Gate-Reason"))
+	}
+}
+
+// TestJobHandlerUnreadableGrant: a job whose grant the gate cannot read
+// is refused as coagent8's own failure (PROCESS_ERROR delegation.grant):
+// the governor made the grant, the caller gave no input that could be
+// wrong.
+func TestJobHandlerUnreadableGrant(t *testing.T) {
+	g := newGate(t, providertest.NewAnthropic(t, providertest.Options{}).URL())
+	_, err := jobHandler(context.Background(), Job{Gate: g, Grant: "grant-that-does-not-exist"})
+	var f *fault.Error
+	if !errors.As(err, &f) {
+		t.Fatalf("err = %v, want a *fault.Error", err)
+	}
+	if got, want := string(f.Code)+" "+f.Reason, string(fault.ProcessError)+" delegation.grant"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

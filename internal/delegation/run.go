@@ -183,11 +183,12 @@ func (r *Runner) Run(ctx context.Context, j Job) (Result, error) {
 // job of j's grant, so a phantom that leaked in from another job's
 // sandbox is refused and contains that job (gate.SignalOtherJob). Served
 // the shared gate, the sandbox could spend any live grant unnoticed (red
-// team 3). A grant that cannot be read refuses the job.
+// team 3). A grant that cannot be read refuses the job: PROCESS_ERROR
+// delegation.grant, coagent8's own failure (the governor made it).
 func jobHandler(ctx context.Context, j Job) (http.Handler, error) {
 	gr, err := j.Gate.Inspect(ctx, j.Grant)
 	if err != nil {
-		return nil, fault.Wrap(fault.InvalidInput, "delegation.job", "the job's grant cannot be read", err)
+		return nil, fault.Wrap(fault.ProcessError, "delegation.grant", "the job's grant cannot be read", err)
 	}
 	return j.Gate.ForJob(gr.Job), nil
 }
