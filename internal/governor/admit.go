@@ -38,6 +38,12 @@ func (g *Governor) admit(ctx context.Context, cfg config.File, treq *turn.Reques
 		return admission{}, err
 	}
 	concrete, def, err := g.models.resolve(ctx, g.runner.Backend(treq.Backend), ws, treq.Model)
+	if turn.IsRefusal(err) {
+		// The resolution probe verifies the CLI's profile report: its
+		// refusal (SANDBOX_UNAVAILABLE, AUTH_REQUIRED…) is a security
+		// event like any other, and Run records none after admit.
+		return admission{}, g.refuse(err, treq.Backend, treq.Model, "")
+	}
 	if err != nil {
 		return admission{}, err
 	}

@@ -326,3 +326,59 @@ func TestNew(t *testing.T) {
 		}
 	}
 }
+
+// resolvingBackend is a fakeBackend whose model resolution (the
+// metadata-only probe that verifies the profile report) fails with err.
+type resolvingBackend struct {
+	*fakeBackend
+	err error
+}
+
+func (b resolvingBackend) Resolve(context.Context, string, string) (adapter.Resolution, error) {
+	return adapter.Resolution{}, b.err
+}
+
+// TestRunResolutionRefusalIsRecorded: a refusal raised by the model
+// resolution probe (its profile report did not verify) is one security
+// event, as a refusal of the run is; a resolution that merely broke is
+// none. Before, neither was recorded.
+func TestRunResolutionRefusalIsRecorded(t *testing.T) {
+	tests := []struct {
+		name     string
+		err      error
+		want     string
+		refusals []string
+	}{
+		{"profile report refused", fault.New(fault.SandboxUnavailable, "claude.startup_report", "the profile did not verify"),
+			"failed SANDBOX_UNAVAILABLE claude.startup_report", []string{"SANDBOX_UNAVAILABLE claude.startup_report  m-ok"}},
+		{"probe broke", fault.New(fault.ProcessError, "claude.exit", "the CLI exited"),
+			"failed PROCESS_ERROR claude.exit", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			events := &event.Memory{}
+			env := config.FromList([]string{"HOME=/home/u"})
+			claude := resolvingBackend{&fakeBackend{name: "claude"}, tt.err}
+			runner, err := turn.New(turn.Options{Env: env, Backends: []adapter.Backend{claude}, Events: events})
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "config.json")
+			if err := os.WriteFile(path, []byte(allowM), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			gov, err := governor.New(governor.Options{Env: env, Runner: runner, ConfigPath: path, Events: events})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := gov.Run(context.Background(), governor.Turn{Consent: &fakeConsent{}, Request: turn.Request{
+				Backend: "claude", Workspace: t.TempDir(), Prompt: "q", Model: "m-ok", SessionMode: "none"}})
+			r := &rig{events: events}
+			got := []any{summary(res.Outcome), r.refusals(), claude.ran()}
+			want := []any{tt.want, tt.refusals, []string(nil)}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("Run (-want +got):\n%s", d)
+			}
+		})
+	}
+}

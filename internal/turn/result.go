@@ -130,6 +130,12 @@ func refusal(code fault.Code) bool {
 	return false
 }
 
+// IsRefusal reports whether err is a refusal in [refusal]'s sense (by its
+// [fault.From] code; nil is none), for a caller that raises one before a
+// run: the governor's model resolution, whose probe verifies the CLI's
+// profile report.
+func IsRefusal(err error) bool { return err != nil && refusal(fault.From(err).Code) }
+
 // outcome builds the failure Outcome of err without recording it.
 func (r *Runner) outcome(req Request, err error, start time.Time) Outcome {
 	fe := fault.From(err)
