@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -96,8 +97,11 @@ func TestCleanStreamUntouched(t *testing.T) {
 	}
 	direct, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if viaGate != string(direct) {
-		t.Errorf("stream changed by the gate:\n got %q\nwant %q", viaGate, direct)
+	// The two answers differ in their message id only: the double numbers
+	// them, as the real API gives each message its own.
+	msgID := regexp.MustCompile(`"msg_test[0-9]+"`)
+	if got, want := msgID.ReplaceAllString(viaGate, `"msg"`), msgID.ReplaceAllString(string(direct), `"msg"`); got != want {
+		t.Errorf("stream changed by the gate:\n got %q\nwant %q", got, want)
 	}
 	if n := countReason(f.events.Events(), ReasonEcho); n != 0 {
 		t.Errorf("clean stream recorded %d echo events", n)
