@@ -60,6 +60,11 @@ const (
 	// ReasonNoCredential refuses a job whose provider has no
 	// gate.credentials entry: the gate could not forward one request.
 	ReasonNoCredential = "delegate.no_credential"
+	// ReasonCredentialUnresolved refuses a job whose provider's declared
+	// credential cannot be read (an unset variable, a missing or empty
+	// file): every request of the job would be refused secret.binding_failed
+	// while the agent retried until its time limit.
+	ReasonCredentialUnresolved = "delegate.credential_unresolved"
 )
 
 // DelegateTask is one delegate job as a surface translated it (MCP tool
@@ -174,7 +179,8 @@ var _ DelegateGate = (*gate.Gate)(nil)
 // Errors, before anything is started or sent: INVALID_INPUT (task,
 // workspace, budget, base; delegate.* and workspace.* reasons),
 // AUTH_REQUIRED delegate.no_credential (no gate credential for the
-// backend's provider; refused before the user is asked),
+// backend's provider) or delegate.credential_unresolved (the declared one
+// cannot be read), both refused before the user is asked,
 // POLICY_DENIED (governance, delegate.budget_above_ceiling,
 // delegate.unpriced, consent.*), UNSUPPORTED delegate.backend_unsupported
 // (agy); then the dependencies' own (SANDBOX_UNAVAILABLE, …).
@@ -205,7 +211,7 @@ func (g *Governor) Delegate(ctx context.Context, t DelegateTask) (JobView, error
 	if err != nil {
 		return JobView{}, err
 	}
-	if err := gateCredential(cfg, backend); err != nil {
+	if err := gateCredential(cfg, g.env, backend); err != nil {
 		return JobView{}, g.refuse(err, backend, t.Model, "gate.credentials")
 	}
 	d, err := g.delegateDecision(ctx, cfg, backend, ws, t)
@@ -280,7 +286,7 @@ func ceiling(b job.Budget, c config.Delegate) (job.Budget, error) {
 // one whose gate section is unusable. It runs before the job question:
 // asking the user to approve a job that cannot send a single request
 // wasted their approval and then failed at the grant.
-func gateCredential(cfg config.File, backend string) error {
+func gateCredential(cfg config.File, env config.Env, backend string) error {
 	creds, err := cfg.GateCredentials()
 	var fe *fault.Error
 	switch {
@@ -307,12 +313,31 @@ func gateCredential(cfg config.File, backend string) error {
 	}
 	p := delegation.Runtime{Backend: backend}.Provider()
 	if creds[string(p)] != "" {
-		return nil
+		return resolvable(env, creds[string(p)], backend, string(p))
 	}
 	return fault.New(fault.AuthRequired, ReasonNoCredential, fmt.Sprintf(
 		"a %s delegate job sends its model requests to %s through coagent8's gate, which has no credential for it: "+
 			"set gate.credentials.%s in the coagent8 configuration to env:NAME or file:/abs/path",
 		backend, p, p)).With("provider", string(p))
+}
+
+// resolvable refuses a job whose provider's declared reference (parsed
+// already) cannot be read now: AUTH_REQUIRED [ReasonCredentialUnresolved]
+// naming the reference, never a value. The job's gate is this process's,
+// over the same environment, and resolves the reference the same way on
+// every request; the value read here is dropped at once.
+func resolvable(env config.Env, declared, backend, provider string) error {
+	ref, err := secret.ParseRef(declared)
+	if err == nil {
+		_, err = secret.Resolver{Env: env}.Resolve(ref)
+	}
+	if err == nil {
+		return nil
+	}
+	key := "gate.credentials." + provider
+	return fault.Wrap(fault.AuthRequired, ReasonCredentialUnresolved, fmt.Sprintf(
+		"a %s delegate job sends its model requests to %s with the credential %s declares, %s, which cannot be read (unset, missing or empty): "+
+			"set it before starting coagent8, or change %s", backend, provider, key, ref, key), err).With("key", key)
 }
 
 // delegateBackend routes the job. Claude Code and Codex have a verified

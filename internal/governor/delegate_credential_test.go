@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -72,6 +73,10 @@ func TestDelegateNoCredential(t *testing.T) {
 			"INVALID_INPUT config.gate", nil, []string{"INVALID_INPUT config.gate gate.credentials"}},
 		{"one reference for both providers: the gate will not open", `{` + allow + `,"gate":{"credentials":{"anthropic":"env:K","openai":"env:K"}},"delegate":{}}`, "claude",
 			"INVALID_INPUT config.gate", nil, []string{"INVALID_INPUT config.gate gate.credentials"}},
+		{"declared variable unset", `{` + allow + `,"gate":{"credentials":{"anthropic":"env:UNSET_K"}},"delegate":{}}`, "claude",
+			"AUTH_REQUIRED delegate.credential_unresolved", nil, []string{"AUTH_REQUIRED delegate.credential_unresolved gate.credentials"}},
+		{"declared file missing", `{` + allow + `,"gate":{"credentials":{"anthropic":"file:/nonexistent/coagent8-key"}},"delegate":{}}`, "claude",
+			"AUTH_REQUIRED delegate.credential_unresolved", nil, []string{"AUTH_REQUIRED delegate.credential_unresolved gate.credentials"}},
 		{"credential declared: asked", `{` + allow + `,"gate":{"credentials":{"anthropic":"env:K"}},"delegate":{}}`, "claude",
 			"POLICY_DENIED consent.declined", []string{"m-default"}, []string{"POLICY_DENIED consent.declined governance.models.allow[\"m-default\"]"}},
 	}
@@ -107,7 +112,9 @@ func delegateGovernor(t *testing.T, cfg string) (*governor.Governor, *event.Memo
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := config.FromList([]string{"HOME=/home/u"})
+	// K is the variable the configurations declare (env:K): a synthetic
+	// value, so the declared credential resolves.
+	env := config.FromList([]string{"HOME=/home/u", "K=sk-ant-synthetic-" + strings.Repeat("k", 24)})
 	events := &event.Memory{}
 	runner, err := turn.New(turn.Options{Env: env, Backends: []adapter.Backend{&fakeBackend{name: "claude"}, &fakeBackend{name: "codex"}}, Events: events})
 	if err != nil {
