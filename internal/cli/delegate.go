@@ -253,6 +253,8 @@ func delegateFailed(v governor.JobView) error {
 		code, cause = fault.Timeout, fmt.Sprintf(": its agent was still working when its %d minutes ran out", v.Budget.MaxMinutes)
 	case v.Reason == governor.ReasonBudgetExhausted:
 		cause = ": its agent stopped once the gate refused a request for the job's budget"
+	case v.Reason == governor.ReasonBudgetBelowRequest:
+		cause = fmt.Sprintf(": the gate refused its agent's request because that one request reserves more than the job's whole budget of $%g; give a larger --max-usd", v.Budget.MaxUSD)
 	case v.Reason == governor.AgentEndedReason(sandbox.ExitExited):
 		cause = ": its agent exited with an error"
 	}

@@ -348,6 +348,28 @@ func TestDelegateBudgetEnforced(t *testing.T) {
 	}
 }
 
+// TestDelegateBudgetBelowRequest: a budget that covers the grant's
+// minimum but not the real CLI's first request (its body and max_tokens)
+// ends the job failed delegate.budget_below_request, the gate's
+// budget.request_spend named as the cause, not merely
+// delegate.agent_exited (newcomer report); nothing reached the double.
+func TestDelegateBudgetBelowRequest(t *testing.T) {
+	double := providertest.NewAnthropic(t, providertest.Options{Default: providertest.Reply{Text: "DONE"}})
+	probe := providertest.NewAnthropic(t, providertest.Options{})
+	environ := delegateEnv(t, probe.URL(), double.URL(), "")
+	ws := gitWorkspace(t)
+	var asked []string
+	cs := connectElicit(t, environ, approving(&asked))
+	sc, res := callDelegate(t, cs, map[string]any{"task": "do it", "workspace_path": ws, "model": delegateModel, "wait": true,
+		"budget": map[string]any{"max_usd": 0.6, "max_minutes": 3}})
+	if res.IsError || sc["state"] != "failed" || sc["reason"] != "delegate.budget_below_request" {
+		t.Fatalf("delegate = %v", sc)
+	}
+	if n := len(double.Requests()); n != 0 {
+		t.Errorf("the double saw %d requests, want none", n)
+	}
+}
+
 // TestDelegateInjectionStaysFenced (issue 16 tests, injection): an agent
 // answer that tells the caller to admit the job reaches the host only
 // inside the untrusted fence, in structuredContent and text alike, and

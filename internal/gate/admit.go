@@ -324,6 +324,9 @@ func (g *Gate) deny(w http.ResponseWriter, r *http.Request, a *admission, reason
 	e := g.eventOf(a, event.TypeRefusal, reason, detail)
 	e.Code = string(fault.PolicyDenied)
 	g.refused.add(reason)
+	if a.grant.ID != "" {
+		g.refusedGrant(a.grant.ID, reason)
+	}
 	if !a.egressRecorded { // the egress decider logged this refusal itself
 		g.record(e)
 	}

@@ -77,3 +77,30 @@ func TestBudgetRefusalBodies(t *testing.T) {
 		t.Errorf("status(%s) = %d, want 429 (passes once reservations settle)", ReasonBudgetReserved, got)
 	}
 }
+
+// TestInspectLastRefusal: Inspect names the reason of the latest request
+// the gate refused for the grant ("" before any), so a delegate job can
+// say its budget, not its agent, ended it; another grant's refusal is not
+// reported for it.
+func TestInspectLastRefusal(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	poor := spec(Anthropic)
+	poor.MaxSpend, poor.OutputCeiling = USD(0.00002), 1
+	gr, phantom := f.grant(poor)
+	other, _ := f.grant(spec(Anthropic))
+	lastOf := func(id string) string {
+		g, err := f.gate.Inspect(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.LastRefusal
+	}
+	before := lastOf(gr.ID)
+	readAll(t, f.call(Anthropic, phantom, gr.Model, true))
+	got := []string{before, lastOf(gr.ID), lastOf(other.ID)}
+	want := []string{"", ReasonRequestSpend, ""}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("LastRefusal before, after, of the other grant (-want +got)\n%s", diff)
+	}
+}

@@ -132,7 +132,14 @@ type Gate struct {
 	bindings map[string]Grant // keyed hash → immutable binding fields only
 	flights  map[string]map[*flight]struct{}
 	cuts     uint64 // cutGrant and cutAll calls so far ([Gate.cutEpoch])
+	// lastRefusal is the reason of the latest request this gate refused
+	// per grant id ([Grant.LastRefusal]); at most maxLastRefusals entries.
+	lastRefusal map[string]string
 }
+
+// maxLastRefusals bounds [Gate]'s lastRefusal: past it the map starts
+// anew, so a long-lived gate keeps no entry per grant it ever refused.
+const maxLastRefusals = 4096
 
 // New validates opts, migrates the gate's tables and starts the revocation
 // watcher. A missing decider is a *fault.Error (INVALID_INPUT, reason
@@ -164,7 +171,7 @@ func New(ctx context.Context, opts Options) (*Gate, error) {
 		return nil, err
 	}
 	g := &Gate{opts: opts, ledger: l, drains: make(chan struct{}, opts.MaxDrains), done: make(chan struct{}),
-		bindings: map[string]Grant{}, flights: map[string]map[*flight]struct{}{}}
+		bindings: map[string]Grant{}, flights: map[string]map[*flight]struct{}{}, lastRefusal: map[string]string{}}
 	g.proxies = g.newProxies(origins)
 	g.origins, g.custody, g.hops = map[Provider]string{}, map[Provider][]byte{}, hops
 	for p, u := range origins {
@@ -298,9 +305,26 @@ func (g *Gate) price(s Spec) (Price, error) {
 	return *s.Price, nil
 }
 
-// Inspect returns grant id with its counters, or [ErrNoGrant].
+// Inspect returns grant id with its counters, or [ErrNoGrant], and the
+// reason of the latest request this gate refused for it.
 func (g *Gate) Inspect(ctx context.Context, id string) (Grant, error) {
-	return g.ledger.get(ctx, nil, id)
+	gr, err := g.ledger.get(ctx, nil, id)
+	if err == nil {
+		g.mu.Lock()
+		gr.LastRefusal = g.lastRefusal[id]
+		g.mu.Unlock()
+	}
+	return gr, err
+}
+
+// refusedGrant notes reason as grant id's latest refusal.
+func (g *Gate) refusedGrant(id, reason string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, ok := g.lastRefusal[id]; !ok && len(g.lastRefusal) >= maxLastRefusals {
+		g.lastRefusal = map[string]string{}
+	}
+	g.lastRefusal[id] = reason
 }
 
 // Revoke ends grant id: the next request is denied and streams in flight

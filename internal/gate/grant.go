@@ -215,6 +215,11 @@ type Grant struct {
 	Limits    Counters  `json:"limits"`
 	Used      Counters  `json:"used"`
 	Reserved  Counters  `json:"reserved"`
+	// LastRefusal is the reason of the latest request of this grant that
+	// the gate returning it refused (budget.request_spend, ...), "" when
+	// it refused none. It is that process's memory, not the database's:
+	// another process's gate, or this one after a restart, reports "".
+	LastRefusal string `json:"last_refusal,omitempty"`
 }
 
 // Counters are request, token and spend amounts.

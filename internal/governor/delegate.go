@@ -53,6 +53,11 @@ const (
 	// ReasonBudgetExhausted ends a job whose agent stopped after the gate
 	// refused a request for the job's budget.
 	ReasonBudgetExhausted = "delegate.budget_exhausted"
+	// ReasonBudgetBelowRequest ends a job whose agent stopped after the
+	// gate refused a request that alone reserves more than the job's
+	// whole budget (budget.request_spend or budget.request_tokens): a
+	// larger budget is the remedy.
+	ReasonBudgetBelowRequest = "delegate.budget_below_request"
 	// ReasonTimeLimit ends a job whose agent was still running when the
 	// budget's max minutes had passed (the sandbox ended its tree).
 	ReasonTimeLimit       = "delegate.time_limit"

@@ -20,6 +20,12 @@ func TestEnding(t *testing.T) {
 	killed := delegation.Result{Receipt: sandbox.Receipt{Exit: sandbox.Exit{Class: sandbox.ExitCancelled, Code: -1}}}
 	spent := killed
 	spent.Grant = gate.Grant{Limits: gate.Counters{Requests: 2, Tokens: 100, Spend: 10}, Used: gate.Counters{Requests: 2, Tokens: 10, Spend: 1}}
+	// refusedFor is an agent that exited 1 after the gate refused its
+	// last request with reason, nothing spent.
+	refusedFor := func(reason string) delegation.Result {
+		return delegation.Result{Receipt: sandbox.Receipt{Exit: sandbox.Exit{Class: sandbox.ExitExited, Code: 1}},
+			Grant: gate.Grant{Limits: gate.Counters{Requests: 100, Tokens: 1e9, Spend: gate.USD(1)}, LastRefusal: reason}}
+	}
 	runErr := fault.New(fault.SandboxUnavailable, "sandbox.pin_changed", "a pinned file changed")
 	tests := []struct {
 		name                string
@@ -37,6 +43,11 @@ func TestEnding(t *testing.T) {
 		{"time limit passed, the run failed with it", killed, errors.New("session cut"), false, true, job.Failed, ReasonTimeLimit, true},
 		{"run failed", killed, runErr, false, false, job.Failed, "sandbox.pin_changed", true},
 		{"budget used up", spent, nil, false, false, job.Failed, ReasonBudgetExhausted, true},
+		{"one request above the whole budget", refusedFor(gate.ReasonRequestSpend), nil, false, false, job.Failed, ReasonBudgetBelowRequest, true},
+		{"one request above the token budget", refusedFor(gate.ReasonRequestTokens), nil, false, false, job.Failed, ReasonBudgetBelowRequest, true},
+		{"refused for the spend left", refusedFor(gate.ReasonBudgetSpend), nil, false, false, job.Failed, ReasonBudgetExhausted, true},
+		{"refused otherwise: the agent's ending", refusedFor(gate.ReasonModel), nil, false, false, job.Failed, "delegate.agent_exited", true},
+		{"time limit wins over a refusal", refusedFor(gate.ReasonRequestSpend), nil, false, true, job.Failed, ReasonTimeLimit, true},
 		{"agent exited non-zero", delegation.Result{Receipt: sandbox.Receipt{Exit: sandbox.Exit{Class: sandbox.ExitExited, Code: 1}}}, nil, false, false, job.Failed, "delegate.agent_exited", true},
 	}
 	for _, tt := range tests {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -216,7 +217,13 @@ func ending(res delegation.Result, runErr error, cancelled, timedOut bool) (stat
 		return job.Failed, ReasonTimeLimit, true
 	case runErr != nil:
 		return job.Failed, fault.From(runErr).Reason, true
-	case !res.Receipt.Exit.Success() && exhausted(res.Grant):
+	case !res.Receipt.Exit.Success() && belowRequest(res.Grant.LastRefusal):
+		// The gate refused a request that alone reserves more than the
+		// whole budget: every retry is refused the same, so the budget,
+		// not the agent, ended the job (newcomer report: $1 jobs ended
+		// only "delegate.agent_exited").
+		return job.Failed, ReasonBudgetBelowRequest, true
+	case !res.Receipt.Exit.Success() && (exhausted(res.Grant) || strings.HasPrefix(res.Grant.LastRefusal, "budget.")):
 		// The gate refused the agent's next request for its budget and
 		// the agent gave up: the job ended by its budget (the receipt has
 		// the counters).
@@ -225,6 +232,12 @@ func ending(res delegation.Result, runErr error, cancelled, timedOut bool) (stat
 		return job.Failed, AgentEndedReason(res.Receipt.Exit.Class), true
 	}
 	return 0, "", false
+}
+
+// belowRequest reports whether the gate's refusal reason says one request
+// reserves more than the grant's whole budget.
+func belowRequest(reason string) bool {
+	return reason == gate.ReasonRequestSpend || reason == gate.ReasonRequestTokens
 }
 
 // AgentEndedReason is the reason of a job whose agent ended unsuccessfully
