@@ -19,8 +19,11 @@ func Listen(addr string, conf *tls.Config) (net.Listener, error) {
 	ip := net.ParseIP(host)
 	loop := host == "localhost" || (ip != nil && ip.IsLoopback())
 	if !loop && conf == nil {
+		// `coagent8 gate serve` has no TLS setting: the message names the
+		// remedy the user has, not one they cannot configure.
 		return nil, fault.New(fault.PolicyDenied, "gate.listen",
-			"the gate listens beyond loopback only with TLS configured")
+			"the gate listens on a loopback address only (127.0.0.1, [::1] or localhost, with a port): "+
+				"the phantom credential must not cross a network in clear text, and `coagent8 gate serve` serves no TLS").With("listen", host)
 	}
 	if loop && host == "localhost" {
 		addr = net.JoinHostPort("127.0.0.1", addrPort(addr))
