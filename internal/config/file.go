@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/policy"
@@ -145,6 +147,16 @@ func (f *File) parse(top map[string]json.RawMessage) error {
 	for _, step := range []func(map[string]json.RawMessage) error{f.parseBasics, f.parseRouting, f.parseGovernance, f.parseVerify, f.parseGate, f.parseDelegate} {
 		errs = append(errs, step(top))
 	}
+	for _, typo := range misspelt(top) {
+		// A misspelt section would otherwise be ignored: reported, and
+		// for governance ("governence") fail closed, since the user's
+		// rules would silently not apply.
+		errs = append(errs, typo)
+		if typo.meant == "governance" && f.governanceErr == nil {
+			f.Governance = policy.Rules{}
+			f.governanceErr = governanceFault(typo.Key, typo.Problem, typo)
+		}
+	}
 	if err := schemaErr(top); err != nil {
 		// Another schema's rules mean something this coagent8 cannot tell
 		// (issue 19 item 13): refuse turns as for an invalid governance
@@ -153,6 +165,69 @@ func (f *File) parse(top map[string]json.RawMessage) error {
 		f.governanceErr = governanceFault("schemaVersion", "must be 1 (this coagent8 reads schema version 1 only)", err)
 	}
 	return errors.Join(errs...)
+}
+
+// topKeys are the keys of the file's top-level object this coagent8 reads.
+var topKeys = []string{"schemaVersion", "defaultBackend", "toolProfile", "routing", "governance", "verify", "gate", "delegate", "egress"}
+
+// typoError is a top-level key that is not one of topKeys but is within
+// [maxEdits] of one (or differs in case only): meant is that key.
+type typoError struct {
+	*KeyError
+	meant string
+}
+
+func (e typoError) Unwrap() error { return e.KeyError }
+
+// misspelt returns the top-level keys that look like a misspelling of a
+// known one, in sorted order. Other unknown keys are kept and ignored, as
+// they always were (another tool's settings in a shared file).
+func misspelt(top map[string]json.RawMessage) []typoError {
+	var out []typoError
+	for _, k := range slices.Sorted(maps.Keys(top)) {
+		if slices.Contains(topKeys, k) {
+			continue
+		}
+		for _, known := range topKeys {
+			if strings.EqualFold(k, known) || editDistance(strings.ToLower(k), strings.ToLower(known)) <= maxEdits(known) {
+				out = append(out, typoError{&KeyError{Key: k, Problem: fmt.Sprintf("unknown top-level key: did you mean %q?", known)}, known})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// maxEdits is how far a key may be from known to be taken for its
+// misspelling: one edit for a short key ("gate": "data" is another word),
+// two for a longer one.
+func maxEdits(known string) int {
+	if len(known) < 6 {
+		return 1
+	}
+	return 2
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes (keys are
+// ASCII; anything else only counts as more edits).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // schemaErr reports a schemaVersion other than 1; an absent one is 1.

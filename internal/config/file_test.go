@@ -224,3 +224,38 @@ func TestLoadFileNamesWhyNotAnObject(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadFileMisspeltTopKey: a top-level key that looks like a known
+// one misspelt is reported naming it; a misspelt governance section
+// refuses turns (its rules would silently not apply). Keys unlike any
+// known one are kept and ignored, as another tool's settings.
+func TestLoadFileMisspeltTopKey(t *testing.T) {
+	tests := []struct {
+		name, cfg  string
+		wantErr    string // substring of LoadFile's error; "" = none
+		governance string // GovernanceErr's reason; "" = usable
+	}{
+		{"governance misspelt", `{"schemaVersion":1,"governence":{"models":{"allow":["m"]}}}`, `governence: unknown top-level key: did you mean "governance"?`, "config.governance_invalid"},
+		{"governance in another case", `{"Governance":{}}`, `Governance: unknown top-level key: did you mean "governance"?`, "config.governance_invalid"},
+		{"delegate misspelt", `{"delegat":{"maxUSD":1}}`, `delegat: unknown top-level key: did you mean "delegate"?`, ""},
+		{"gate misspelt", `{"gatee":{}}`, `did you mean "gate"?`, ""},
+		{"another tool's key", `{"somethingElse":{"x":1}}`, "", ""},
+		{"a word near a short key", `{"data":1}`, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := LoadFile(writeConfig(t, tt.cfg))
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			gotGov := ""
+			if ge := f.GovernanceErr(); ge != nil {
+				gotGov = fault.From(ge).Reason
+			}
+			if (tt.wantErr == "") != (gotErr == "") || !strings.Contains(gotErr, tt.wantErr) || gotGov != tt.governance {
+				t.Errorf("got error %q, governance %q; want error containing %q, governance %q", gotErr, gotGov, tt.wantErr, tt.governance)
+			}
+		})
+	}
+}
