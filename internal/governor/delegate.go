@@ -216,12 +216,15 @@ func (g *Governor) Delegate(ctx context.Context, t DelegateTask) (JobView, error
 	if err != nil {
 		return JobView{}, err
 	}
-	if err := gateCredential(cfg, g.env, backend); err != nil {
-		return JobView{}, g.refuse(err, backend, t.Model, "gate.credentials")
-	}
+	// Governance decides first: a model the user denies is refused as
+	// such, not for a credential the user would then set up in vain
+	// (newcomer report). The credential is checked before the question.
 	d, err := g.delegateDecision(ctx, cfg, backend, ws, t)
 	if err != nil {
 		return JobView{}, err
+	}
+	if err := gateCredential(cfg, g.env, backend); err != nil {
+		return JobView{}, g.refuse(err, backend, t.Model, "gate.credentials")
 	}
 	q := JobQuestion{Decision: d, Workspace: ws, Budget: budget}
 	if err := g.jobConsent(ctx, cfg, q, t.Consent); err != nil {

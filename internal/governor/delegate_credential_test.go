@@ -77,6 +77,8 @@ func TestDelegateNoCredential(t *testing.T) {
 			"AUTH_REQUIRED delegate.credential_unresolved", nil, []string{"AUTH_REQUIRED delegate.credential_unresolved gate.credentials"}},
 		{"declared file missing", `{` + allow + `,"gate":{"credentials":{"anthropic":"file:/nonexistent/coagent8-key"}},"delegate":{}}`, "claude",
 			"AUTH_REQUIRED delegate.credential_unresolved", nil, []string{"AUTH_REQUIRED delegate.credential_unresolved gate.credentials"}},
+		{"a denied model is refused as denied first", `{"governance":{"models":{"deny":["m-default"]}}}`, "claude",
+			"POLICY_DENIED governance.deny", nil, []string{`POLICY_DENIED governance.deny governance.models.deny["m-default"]`}},
 		{"credential declared: asked", `{` + allow + `,"gate":{"credentials":{"anthropic":"env:K"}},"delegate":{}}`, "claude",
 			"POLICY_DENIED consent.declined", []string{"m-default"}, []string{"POLICY_DENIED consent.declined governance.models.allow[\"m-default\"]"}},
 	}
