@@ -184,6 +184,9 @@ With no arguments it serves MCP over stdio (this is how hosts start it).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          noArgs,
+		// Every command and the server refuse a relative state directory
+		// or configuration path before anything is read or made.
+		PersistentPreRunE: func(*cobra.Command, []string) error { return a.env.PathErr() },
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.serve(cmd.Context())
 		},

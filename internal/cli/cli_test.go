@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -235,5 +236,37 @@ func TestRootHelpNamesDelegate(t *testing.T) {
 		if code != ExitOK || errs != "" || !strings.Contains(out, want) {
 			t.Errorf("--help: exit %d, stderr %q; stdout lacks %q:\n%s", code, errs, want, out)
 		}
+	}
+}
+
+// TestRelativeStatePaths: a relative COAGENT8_DIR or COAGENT8_CONFIG
+// refuses every command, before anything is read or made, naming the
+// variable (INVALID_INPUT config.relative_path, exit 2); nothing is
+// created in the current directory.
+func TestRelativeStatePaths(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string
+		want string // substring of stderr; "" = accepted
+	}{
+		{"relative state dir", []string{"COAGENT8_DIR=relstate", "HOME=" + t.TempDir()}, "[INVALID_INPUT] COAGENT8_DIR must be an absolute path"},
+		{"relative config", []string{"COAGENT8_DIR=" + t.TempDir(), "COAGENT8_CONFIG=rel.json", "HOME=" + t.TempDir()}, "[INVALID_INPUT] COAGENT8_CONFIG must be an absolute path"},
+		{"absolute paths", []string{"COAGENT8_DIR=" + t.TempDir(), "COAGENT8_CONFIG=" + t.TempDir() + "/c.json", "HOME=" + t.TempDir()}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			code, _, stderr := runCLI(t, config.FromList(tt.env), "", "jobs")
+			if tt.want == "" {
+				if code != 0 {
+					t.Errorf("exit %d, stderr %q", code, stderr)
+				}
+				return
+			}
+			entries, _ := os.ReadDir(".")
+			if code != 2 || !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, "config.relative_path") || len(entries) != 0 {
+				t.Errorf("exit %d, stderr %q, %d entries made here; want exit 2 and %q", code, stderr, len(entries), tt.want)
+			}
+		})
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/coagent8/coagent8/internal/fault"
 )
 
 // Env is an immutable snapshot of environment variables.
@@ -84,6 +86,21 @@ func (e Env) ConfigPath() string {
 		}
 	}
 	return filepath.Join(e.StateDir(), "config.json")
+}
+
+// PathErr refuses a COAGENT8_DIR or COAGENT8_CONFIG (or the original's
+// lower-case spellings) that is not an absolute path: taken from whatever
+// the current directory is, each command and each host-started server
+// would read another state directory or configuration. The error is
+// INVALID_INPUT config.relative_path naming the variable (detail "var").
+func (e Env) PathErr() error {
+	for _, k := range []string{"COAGENT8_DIR", "coagent8_DIR", "COAGENT8_CONFIG", "coagent8_CONFIG"} {
+		if v := e.vars[k]; v != "" && !filepath.IsAbs(v) {
+			return fault.New(fault.InvalidInput, "config.relative_path",
+				k+" must be an absolute path: it would be taken from the current directory").With("var", k)
+		}
+	}
+	return nil
 }
 
 // NestedTurnVar is set in every backend process's environment; a coagent8
