@@ -30,7 +30,7 @@ func ScanChange(c candidate.Change) []Finding {
 	case c.Mode&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeNamedPipe|fs.ModeSocket|fs.ModeIrregular) != 0:
 		add(RuleSpecial, Block, "a device, FIFO or socket file; it is not part of the patch")
 	case c.Mode&fs.ModeSymlink != 0 && symlinkEscapes(c.Path, c.Target):
-		add(RuleSymlinkEscape, Block, "a symbolic link whose target leaves the workspace")
+		add(RuleSymlinkEscape, Block, "a symbolic link whose target leaves the workspace, or may (a \"..\" after a name, which another link can point anywhere)")
 	case c.Mode&fs.ModeSymlink != 0 && scanPath(path.Join(path.Dir(c.Path), c.Target)) == RuleGitDir:
 		// "hooks" -> ".git/hooks": whatever later writes through the link
 		// (a tool, a build, the user's editor) writes the git directory.
@@ -58,14 +58,37 @@ func scanPath(p string) string {
 	return ""
 }
 
-// symlinkEscapes reports whether a link at p with target t resolves outside
-// the workspace (lexically: the walk never follows links).
+// symlinkEscapes reports whether a link at p with target t can resolve
+// outside the workspace. It is judged without following links, so it
+// must hold whatever the other names of the tree are: a ".." after a
+// named component ("b/..") counts as escaping, because the kernel
+// resolves b first and b may be a link (sub/b -> ".." makes "sub/b/.."
+// the workspace's parent, where the lexical "sub" is inside). What is
+// left, ".." steps leading the target, climbs from the link's own
+// directory, which is a real directory of the tree: it escapes when it
+// climbs above the top.
 func symlinkEscapes(p, t string) bool {
 	if t == "" || strings.HasPrefix(t, "/") {
 		return true
 	}
-	j := path.Join(path.Dir(p), t)
-	return j == ".." || strings.HasPrefix(j, "../")
+	up, named := 0, false
+	for _, el := range strings.Split(t, "/") {
+		switch el {
+		case "", ".":
+		case "..":
+			if named {
+				return true
+			}
+			up++
+		default:
+			named = true
+		}
+	}
+	depth := 0
+	if d := path.Dir(p); d != "." {
+		depth = strings.Count(d, "/") + 1
+	}
+	return up > depth
 }
 
 // execRules maps a path to a host-executing kind of file.
