@@ -178,16 +178,29 @@ func scanAdded(red *redact.Redactor, file, line string, n int) []Finding {
 		out = append(out, Finding{Rule: RuleCredential, Severity: Block, Path: file, Line: n,
 			Message: fmt.Sprintf("an added line carries a credential (%s)", k)})
 	}
-	if path.Base(file) == ".gitattributes" && !strings.HasPrefix(strings.TrimSpace(line), "#") {
-		for _, d := range attrDriver {
-			if strings.Contains(line, d) {
-				out = append(out, Finding{Rule: RuleAttributes, Severity: Block, Path: file, Line: n,
-					Message: "a .gitattributes line selects a " + strings.TrimSuffix(d, "=") + " driver, which git runs on the host"})
-				break
-			}
+	if path.Base(file) == ".gitattributes" {
+		if d := attrLineDriver(line); d != "" {
+			out = append(out, Finding{Rule: RuleAttributes, Severity: Block, Path: file, Line: n,
+				Message: "a .gitattributes line selects a " + d + " driver, which git runs on the host"})
 		}
 	}
 	return out
+}
+
+// attrLineDriver returns the kind of driver (filter, diff, merge) one
+// .gitattributes line selects, or "". A line is a comment as git reads
+// it (attr.c: '#' after spaces, tabs, CRs or LFs only): a form feed or a
+// no-break space before '#' starts a pattern, which is not a comment.
+func attrLineDriver(line string) string {
+	if strings.HasPrefix(strings.TrimLeft(line, " \t\r\n"), "#") {
+		return ""
+	}
+	for _, d := range attrDriver {
+		if strings.Contains(line, d) {
+			return strings.TrimSuffix(d, "=")
+		}
+	}
+	return ""
 }
 
 // credentialKind returns the kind of the first credential in s, or "".

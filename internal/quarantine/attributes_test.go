@@ -1,0 +1,59 @@
+package quarantine
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/coagent8/coagent8/internal/candidate"
+)
+
+// TestBuildGitattributesDriverAsGitReadsIt: every .gitattributes whose
+// driver line git honours is a blocking exec.gitattributes finding. Git
+// reads a line as a comment only when '#' follows spaces, tabs or CRs: a
+// form feed or a no-break space before it starts a pattern, which a file
+// the agent names so matches. Each case is checked against git check-attr first.
+func TestBuildGitattributesDriverAsGitReadsIt(t *testing.T) {
+	for _, tc := range []struct {
+		name, content, file string
+	}{
+		{"form feed before #", "\f# diff=evil\n", "\f#"},
+		{"no-break space before #", "\u00a0# diff=evil\n", "\u00a0#"},
+		{"vertical tab before #", "\v# merge=evil\n", "\v#"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			gitRun(t, dir, "init", "-q")
+			writeFile(t, dir, ".gitattributes", tc.content)
+			cmd := exec.Command("git", "check-attr", "-a", "--", tc.file)
+			cmd.Dir = dir
+			out, err := cmd.Output()
+			if err != nil || !strings.Contains(string(out), ": evil") {
+				t.Fatalf("git check-attr does not read the driver (the case proves nothing): %q %v", out, err)
+			}
+
+			repo, base := newRepo(t, map[string]string{"main.go": "package main\n"})
+			up := t.TempDir()
+			writeFile(t, up, "sub/.gitattributes", tc.content)
+			writeFile(t, filepath.Join(up, "sub"), tc.file, "x\n")
+			c, err := Build(context.Background(), Input{Repo: repo, Base: base, Upper: up, Changes: []candidate.Change{
+				change(candidate.Added, "sub/.gitattributes", 0o644), change(candidate.Added, "sub/"+tc.file, 0o644)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range c.Findings {
+				got = append(got, f.Rule+" "+f.Path)
+			}
+			if want := RuleAttributes + " sub/.gitattributes"; !slices.Contains(got, want) {
+				t.Errorf("findings = %q, want %q\n%s", got, want, c.Patch)
+			}
+			if !Tainted(c.Findings) {
+				t.Errorf("candidate not tainted: %q", got)
+			}
+		})
+	}
+}
