@@ -57,3 +57,37 @@ func TestBuildGitattributesDriverAsGitReadsIt(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildCandidateAttributesDoNotShapePatch: the patch is rendered
+// without the candidate's own attributes. A .gitattributes "* binary"
+// made diff-tree (reading attributes from the scratch index, which holds
+// the candidate's tree) write every file as a base85 binary patch: the
+// line scan then saw no added line, so a credential and a driver line
+// gave no finding, and the user reviewed base85 for every file.
+func TestBuildCandidateAttributesDoNotShapePatch(t *testing.T) {
+	repo, base := newRepo(t, map[string]string{"main.go": "package main\n"})
+	for _, attrs := range []string{"* binary\n* filter=evil\n", "* -diff\n* merge=evil\n", "*.txt diff=evil\n[attr]x -diff\n* x\n"} {
+		t.Run(attrs, func(t *testing.T) {
+			up := t.TempDir()
+			writeFile(t, up, ".gitattributes", attrs)
+			writeFile(t, up, "notes.txt", "token "+ghToken()+"\n")
+			c, err := Build(context.Background(), Input{Repo: repo, Base: base, Upper: up, Changes: []candidate.Change{
+				change(candidate.Added, ".gitattributes", 0o644), change(candidate.Added, "notes.txt", 0o644)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range c.Findings {
+				got = append(got, f.Rule+" "+f.Path)
+			}
+			for _, want := range []string{RuleAttributes + " .gitattributes", RuleCredential + " notes.txt"} {
+				if !slices.Contains(got, want) {
+					t.Errorf("findings = %q, want %q", got, want)
+				}
+			}
+			if strings.Contains(string(c.Patch), "GIT binary patch") || !strings.Contains(string(c.Patch), "+token ") {
+				t.Errorf("patch is not text:\n%s", c.Patch)
+			}
+		})
+	}
+}

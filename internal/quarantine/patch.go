@@ -276,6 +276,16 @@ func (b *builder) finish(ctx context.Context) (*Candidate, error) {
 		return nil, fault.Wrap(fault.ProcessError, ReasonBuild, "The candidate patch could not be built.", err)
 	}
 	tree := strings.TrimSpace(string(out))
+	// The scratch index holds the candidate's tree, its .gitattributes
+	// included, and diff-tree (whose work tree is the scratch directory)
+	// reads attributes from it: "* binary" there made every file a base85
+	// patch that the line scan cannot read and the user cannot review.
+	// The tree is written, so the index goes: the patch is shaped by
+	// git's own binary heuristic (a NUL byte), which stageOne's content
+	// scan follows.
+	if err := os.Remove(filepath.Join(b.s.Dir, "index")); err != nil {
+		return nil, fault.Wrap(fault.ProcessError, ReasonBuild, "The candidate patch could not be built.", err)
+	}
 	patch, err := b.s.Git(ctx, "", nil, "diff-tree", "-p", "--binary", "--full-index", "-M", "--no-color",
 		"--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", b.baseTree, tree)
 	if err != nil {
