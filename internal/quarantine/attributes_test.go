@@ -13,13 +13,17 @@ import (
 
 // TestBuildGitattributesDriverAsGitReadsIt: every .gitattributes whose
 // driver line git honours is a blocking exec.gitattributes finding. Git
-// reads a line as a comment only when '#' follows spaces, tabs or CRs: a
+// reads the file line by line whatever bytes it holds (a NUL makes the
+// patch binary, base85 lines the line scan never sees), and it reads a
+// line as a comment only when '#' follows spaces, tabs or CRs: a
 // form feed or a no-break space before it starts a pattern, which a file
 // the agent names so matches. Each case is checked against git check-attr first.
 func TestBuildGitattributesDriverAsGitReadsIt(t *testing.T) {
 	for _, tc := range []struct {
 		name, content, file string
 	}{
+		{"binary", "#\x00\n*.txt diff=evil\n", "a.txt"},
+		{"binary filter", "\x00\x01\x02\n* filter=evil\n", "a.txt"},
 		{"form feed before #", "\f# diff=evil\n", "\f#"},
 		{"no-break space before #", "\u00a0# diff=evil\n", "\u00a0#"},
 		{"vertical tab before #", "\v# merge=evil\n", "\v#"},

@@ -218,13 +218,24 @@ func credentialKind(red *redact.Redactor, s string) string {
 }
 
 // scanContent reports a credential anywhere in a binary file's content,
-// which the patch carries base85-encoded where line scanning cannot see it.
+// which the patch carries base85-encoded where line scanning cannot see it,
+// and, for a .gitattributes, each driver line: git reads that file line by
+// line whatever bytes it holds, a NUL included.
 func scanContent(p string, data []byte) []Finding {
+	var out []Finding
 	if k := credentialKind(redact.NewAnswer(), string(data)); k != "" {
-		return []Finding{{Rule: RuleCredential, Severity: Block, Path: p,
-			Message: fmt.Sprintf("a binary file carries a credential (%s)", k)}}
+		out = append(out, Finding{Rule: RuleCredential, Severity: Block, Path: p,
+			Message: fmt.Sprintf("a binary file carries a credential (%s)", k)})
 	}
-	return nil
+	if path.Base(p) == ".gitattributes" {
+		for _, line := range strings.Split(string(data), "\n") {
+			if d := attrLineDriver(line); d != "" {
+				out = append(out, Finding{Rule: RuleAttributes, Severity: Block, Path: p,
+					Message: "a binary .gitattributes file has a line that selects a " + d + " driver, which git runs on the host"})
+			}
+		}
+	}
+	return out
 }
 
 // CheckPath returns the rule a patch path breaks ([RuleOutside] or
