@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +18,7 @@ import (
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/gate"
+	"github.com/coagent8/coagent8/internal/quarantine"
 	"github.com/coagent8/coagent8/internal/redact"
 	"github.com/coagent8/coagent8/internal/secret"
 	"github.com/coagent8/coagent8/internal/store"
@@ -77,9 +81,33 @@ func (a *app) openGate(ctx context.Context, opts gate.Options, decide deciderFun
 }
 
 func (a *app) printJSON(v any) error {
-	enc := json.NewEncoder(a.io.Out)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := a.io.Out.Write(inertJSON(b.Bytes()))
+	return err
+}
+
+// inertJSON writes DEL, C1 and bidirectional controls of encoded JSON as
+// \u escapes. encoding/json escapes C0 controls only, and what is printed
+// carries the agent's file names (`jobs JOB` findings, `admit` paths): a
+// raw U+009B is CSI to a terminal, U+202E reorders what the user reads.
+// Outside strings JSON is ASCII, so this is the same data to any reader.
+func inertJSON(b []byte) []byte {
+	var out bytes.Buffer
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == 0x7f || quarantine.ActsOnDisplay(r) {
+			fmt.Fprintf(&out, "\\u%04x", r)
+		} else {
+			out.Write(b[i : i+n])
+		}
+		i += n
+	}
+	return out.Bytes()
 }
 
 type gateGrantOptions struct {

@@ -77,8 +77,7 @@ func Visible(s string) string {
 			sb.WriteRune(r)
 		case r < 0x20, r == 0x7f:
 			fmt.Fprintf(&sb, "\\x%02x", r)
-		case r >= 0x80 && r <= 0x9f, r == 0x61c, r == 0x200e, r == 0x200f,
-			r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		case ActsOnDisplay(r):
 			fmt.Fprintf(&sb, "\\u%04x", r)
 		default:
 			sb.WriteString(s[i : i+n])
@@ -86,6 +85,16 @@ func Visible(s string) string {
 		i += n
 	}
 	return sb.String()
+}
+
+// ActsOnDisplay reports whether r, printed raw, acts on a terminal or a
+// text renderer rather than shows: a C1 control (U+009B is CSI) or a
+// Unicode bidirectional control. [Visible] escapes these (and C0, DEL);
+// JSON printed to a terminal must too, since encoding/json writes them
+// raw.
+func ActsOnDisplay(r rune) bool {
+	return r >= 0x80 && r <= 0x9f || r == 0x61c || r == 0x200e || r == 0x200f ||
+		r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }
 
 func newFence() string {
