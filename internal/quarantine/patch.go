@@ -23,6 +23,10 @@ import (
 // MaxPatchBytes bounds a candidate patch (and so the job store row).
 const MaxPatchBytes = 16 << 20
 
+// MaxReadBytes bounds the content of every candidate file a build reads
+// in all (each is bounded by MaxPatchBytes; the walk admits a million).
+const MaxReadBytes = 16 * MaxPatchBytes
+
 // Reasons of the typed errors of this package.
 const (
 	ReasonBase     = "quarantine.base"
@@ -74,7 +78,8 @@ func Digest(b []byte) string {
 // between the two trees and its findings. Errors: INVALID_INPUT
 // quarantine.base (Base is not in the repository), PROCESS_ERROR
 // quarantine.read (a changed file cannot be read as what the change says),
-// INPUT_LIMIT quarantine.too_large (patch over [MaxPatchBytes]).
+// INPUT_LIMIT quarantine.too_large (a file or the patch over
+// [MaxPatchBytes], the files over [MaxReadBytes] in all).
 func Build(ctx context.Context, in Input) (*Candidate, error) {
 	s, err := in.Repo.ScratchWith(in.ScratchDir, in.Objects...)
 	if err != nil {
@@ -92,13 +97,14 @@ func Build(ctx context.Context, in Input) (*Candidate, error) {
 }
 
 type builder struct {
-	s        *gitrepo.Scratch
-	in       Input
-	root     *os.Root
-	newHash  func() hash.Hash
-	baseTree string
-	index    bytes.Buffer // update-index -z --index-info records (NUL-terminated: a name may hold a newline)
-	findings []Finding
+	s         *gitrepo.Scratch
+	in        Input
+	root      *os.Root
+	newHash   func() hash.Hash
+	baseTree  string
+	index     bytes.Buffer // update-index -z --index-info records (NUL-terminated: a name may hold a newline)
+	findings  []Finding
+	readBytes int64 // content bytes of the candidate's files so far ([MaxReadBytes])
 }
 
 func (b *builder) start(ctx context.Context) error {
@@ -229,6 +235,12 @@ func (b *builder) read(c candidate.Change) ([]byte, string, error) {
 		}
 		return []byte(t), "120000", nil
 	}
+	// Checked before reading, by the size the file says it has (a sparse
+	// file costs the agent no disk, the build its whole length).
+	if b.readBytes+min(st.Size(), MaxPatchBytes+1) > MaxReadBytes {
+		return nil, "", fault.New(fault.InputLimit, ReasonTooLarge, fmt.Sprintf(
+			"The candidate's files exceed %d MiB in all, more than a candidate patch can carry.", MaxReadBytes>>20)).With("path", c.Path)
+	}
 	f, err := b.root.Open(filepath.FromSlash(c.Path))
 	if err != nil {
 		return fail(err)
@@ -240,6 +252,10 @@ func (b *builder) read(c candidate.Change) ([]byte, string, error) {
 	}
 	if len(data) > MaxPatchBytes {
 		return nil, "", fault.New(fault.InputLimit, ReasonTooLarge, "A candidate file exceeds the patch size limit.").With("path", c.Path)
+	}
+	if b.readBytes += int64(len(data)); b.readBytes > MaxReadBytes {
+		return nil, "", fault.New(fault.InputLimit, ReasonTooLarge, fmt.Sprintf(
+			"The candidate's files exceed %d MiB in all, more than a candidate patch can carry.", MaxReadBytes>>20)).With("path", c.Path)
 	}
 	if st.Mode()&0o111 != 0 {
 		return data, "100755", nil
