@@ -53,6 +53,7 @@ const (
 	RuleCI            = "exec.ci"                // CI configuration
 	RuleAttributes    = "exec.gitattributes"     // .gitattributes filter/diff/merge drivers
 	RuleHostExec      = "exec.host"              // files tools run on the host (.envrc, .vscode tasks, devcontainer)
+	RuleSubmodules    = "exec.submodules"        // .gitmodules: where `git submodule update` fetches code from
 	RuleCredential    = "secret.credential"      // a credential in added content
 )
 

@@ -104,6 +104,9 @@ var execRules = []struct {
 	{RuleHook, "a hook manager's file runs on the next git command", func(p, b string) bool {
 		return hasDir(p, ".githooks") || hasDir(p, ".husky") || b == ".pre-commit-config.yaml" || b == "lefthook.yml"
 	}},
+	{RuleSubmodules, "a .gitmodules change: the next `git submodule update --init` fetches submodules from the URLs and into the paths it names, code this review does not show", func(p, b string) bool {
+		return p == ".gitmodules"
+	}},
 	{RuleHostExec, "a file that tools run on the host when the directory is opened", func(p, b string) bool {
 		return b == ".envrc" || hasDir(p, ".devcontainer") || p == ".vscode/tasks.json" || p == ".vscode/settings.json" ||
 			p == ".vscode/launch.json"

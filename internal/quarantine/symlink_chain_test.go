@@ -66,3 +66,32 @@ func TestScanChangeLinkThroughLink(t *testing.T) {
 		})
 	}
 }
+
+// TestScanChangeGitmodules: a .gitmodules change is shown as a warning:
+// admission writes no gitlink, but the file says where `git submodule
+// update --init` fetches an existing submodule from and where it checks
+// it out, code the review never shows.
+func TestScanChangeGitmodules(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		kind candidate.Kind
+		want string
+	}{
+		{".gitmodules", candidate.Modified, RuleSubmodules},
+		{".gitmodules", candidate.Added, RuleSubmodules},
+		{".gitmodules", candidate.Deleted, RuleSubmodules},
+		{"sub/.gitmodules", candidate.Added, ""}, // git reads the top-level file only
+		{"gitmodules", candidate.Added, ""},
+	} {
+		got := ""
+		for _, f := range ScanChange(candidate.Change{Path: tc.path, Kind: tc.kind, Mode: 0o644}) {
+			if f.Severity != Warn {
+				t.Errorf("%s: severity %s, want warn", tc.path, f.Severity)
+			}
+			got = f.Rule
+		}
+		if got != tc.want {
+			t.Errorf("%s (%s): rule %q, want %q", tc.path, tc.kind, got, tc.want)
+		}
+	}
+}
