@@ -18,6 +18,9 @@ const (
 	ExitOutOfMemory
 	ExitCancelled
 	ExitOutputLimit
+	// ExitDiskLimit: a candidate run's writes took more of its file
+	// system than [Candidate.MaxBytes] allows.
+	ExitDiskLimit
 	ExitUncertain
 )
 
@@ -36,6 +39,8 @@ func (c ExitClass) String() string {
 		return "cancelled"
 	case ExitOutputLimit:
 		return "output_limit"
+	case ExitDiskLimit:
+		return "disk_limit"
 	case ExitUncertain:
 		return "uncertain"
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -54,7 +55,9 @@ func (s *Sandbox) supervise(ctx context.Context, j job, root string, cg *jobCgro
 	}
 	runStart := time.Now()
 	rec.SetupMS = ms(runStart.Sub(start))
-	killed := h.await(ctx, j.limits.Wall, out, cg)
+	disk := watchDisk(j.candidate)
+	killed := h.await(ctx, j.limits.Wall, out, disk.over, cg)
+	disk.stop()
 	if h.stdinW != nil {
 		h.stdinW.Close() // ends a blocked write: the run is over
 	}
@@ -107,7 +110,7 @@ func feedStdin(w *os.File, r io.Reader) {
 
 // await blocks until PID 1 exits or a kill reason arrives, and kills
 // the tree in the latter case. It returns the kill class (0 if none).
-func (h *pid1) await(ctx context.Context, wall time.Duration, out *outputBound, cg *jobCgroups) ExitClass {
+func (h *pid1) await(ctx context.Context, wall time.Duration, out *outputBound, disk <-chan struct{}, cg *jobCgroups) ExitClass {
 	timer := time.NewTimer(wall)
 	defer timer.Stop()
 	execd := h.execd
@@ -134,6 +137,8 @@ func (h *pid1) await(ctx context.Context, wall time.Duration, out *outputBound, 
 			class = ExitTimedOut
 		case <-out.over:
 			class = ExitOutputLimit
+		case <-disk:
+			class = ExitDiskLimit
 		}
 	}
 	h.kill(cg)
@@ -220,4 +225,61 @@ func (o *outputBound) forward(w io.Writer, b []byte) {
 	if o.total.Load() > o.limit {
 		o.once.Do(func() { close(o.over) })
 	}
+}
+
+// diskPoll is how often a candidate run's file system is read.
+const diskPoll = 100 * time.Millisecond
+
+// diskWatch reads a candidate run's file system while it runs
+// ([Candidate.MaxBytes]); over is closed once its bound is passed.
+type diskWatch struct {
+	over chan struct{}
+	done chan struct{}
+	wg   sync.WaitGroup
+}
+
+// watchDisk starts the watch of c's file system (none for another
+// profile, or when its free space cannot be read at the start: its
+// over channel then never closes).
+func watchDisk(c *candidateRoots) *diskWatch {
+	w := &diskWatch{over: make(chan struct{}), done: make(chan struct{})}
+	if c == nil {
+		return w
+	}
+	dir := filepath.Dir(c.upper)
+	start, err := freeBytes(dir)
+	if err != nil {
+		return w
+	}
+	w.wg.Go(func() {
+		t := time.NewTicker(diskPoll)
+		defer t.Stop()
+		for {
+			if free, err := freeBytes(dir); err == nil && (start-free > c.maxBytes || free < MinCandidateFree && free < start) {
+				close(w.over)
+				return
+			}
+			select {
+			case <-w.done:
+				return
+			case <-t.C:
+			}
+		}
+	})
+	return w
+}
+
+func (w *diskWatch) stop() {
+	close(w.done)
+	w.wg.Wait()
+}
+
+// freeBytes is the space of dir's file system an unprivileged writer may
+// still use.
+func freeBytes(dir string) (int64, error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return 0, err
+	}
+	return int64(st.Bavail) * st.Bsize, nil
 }

@@ -47,6 +47,8 @@ func exitFor(r sandbox.Receipt, interrupted int) error {
 		return exitstatus.Error{Code: killed(sigKill), Msg: fmt.Sprintf("sandboxed command ran out of memory (%d MiB, --memory-mb) and was killed", r.Requested.Memory>>20)}
 	case sandbox.ExitOutputLimit:
 		return exitstatus.Error{Code: killed(sigKill), Msg: fmt.Sprintf("sandboxed command wrote more than %d MiB of output (--output-mb) and was stopped", r.Requested.Output>>20)}
+	case sandbox.ExitDiskLimit:
+		return exitstatus.Error{Code: killed(sigKill), Msg: "sandboxed command's writes took more of the disk than its candidate bound and it was stopped"}
 	case sandbox.ExitCancelled:
 		code := killed(sigInt)
 		if interrupted > 0 {

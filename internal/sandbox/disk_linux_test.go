@@ -1,0 +1,50 @@
+//go:build linux && amd64
+
+package sandbox
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestCandidateDiskBounded: the candidate's upper layer is host disk,
+// which neither the memory ceiling nor RLIMIT_FSIZE (one file) bounded: a
+// hostile agent writing file after file filled the file system that
+// holds the user's state and work. The run is ended disk_limit once its
+// writes take more than Candidate.MaxBytes of that file system; a run
+// writing less is not.
+func TestCandidateDiskBounded(t *testing.T) {
+	s := newTestSandbox(t)
+	for _, tc := range []struct {
+		name   string
+		script string
+		want   ExitClass
+	}{
+		// 64 files of 8 MiB (each under any per-file limit), synced so
+		// the blocks are allocated, then a long sleep the watch must cut.
+		{"fill", `cd /job/workspace; i=0; while [ $i -lt 64 ]; do head -c 8388608 /dev/zero > f$i; i=$((i+1)); done; sync; sleep 30`, ExitDiskLimit},
+		{"small", `cd /job/workspace; head -c 1048576 /dev/zero > f; sync`, ExitExited},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, dir := t.TempDir(), t.TempDir()
+			os.WriteFile(filepath.Join(ws, "keep.txt"), []byte("keep\n"), 0o644)
+			var out bytes.Buffer
+			start := time.Now()
+			r, err := s.runAgentUnqualified(t, AgentSpec{Spec: Spec{Path: "/usr/bin/dash", Args: []string{"-c", tc.script}, Stdout: &out, Stderr: &out},
+				Gate: func(ln net.Listener) {}, Candidate: &Candidate{Workspace: ws, Dir: dir, MaxBytes: 64 << 20}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := r.Exit.Class, tc.want; got != want {
+				t.Errorf("exit class %s, want %s (%+v) after %v:\n%s", got, want, r.Exit, time.Since(start), out.String())
+			}
+			if !r.TreeEmpty {
+				t.Errorf("tree not verified empty")
+			}
+		})
+	}
+}
