@@ -118,25 +118,7 @@ type Candidate struct {
 	// [MaxSeedEntries], and gives them to the command's user; anything
 	// else refuses the run (INVALID_INPUT sandbox.candidate_seed).
 	Seeded bool
-	// MaxBytes bounds what the command's writes may take of the file
-	// system holding Dir (0 = [DefaultCandidateBytes]): the upper layer is
-	// host disk, and neither the memory ceiling nor RLIMIT_FSIZE (one
-	// file) bounds it. The supervisor reads the file system's free space
-	// while the command runs and ends the tree (exit class disk_limit)
-	// once it has fallen by more than MaxBytes since the start, or below
-	// [MinCandidateFree]. Free space is the file system's: another
-	// process writing to it counts too.
-	MaxBytes int64
 }
-
-// Disk bounds of the candidate profile ([Candidate.MaxBytes]).
-const (
-	// DefaultCandidateBytes is the task sandbox's workspace copy bound.
-	DefaultCandidateBytes = maxWorkspaceBytes
-	// MinCandidateFree is the free space a candidate run leaves its file
-	// system (the user's state and work share it).
-	MinCandidateFree = 1 << 30
-)
 
 // MaxSeedEntries bounds a seeded upper layer ([Candidate.Seeded]).
 const MaxSeedEntries = 200_000
@@ -213,8 +195,7 @@ func (s *Sandbox) admitAgent(spec AgentSpec) (job, error) {
 // candidateRoots is an admitted [Candidate].
 type candidateRoots struct {
 	workspace, upper, work string
-	seeded                 bool  // upper/ is the caller's ([Candidate.Seeded])
-	maxBytes               int64 // [Candidate.MaxBytes], defaulted
+	seeded                 bool // upper/ is the caller's ([Candidate.Seeded])
 }
 
 // reasonSeed refuses a seeded upper layer the sandbox does not accept.
@@ -244,14 +225,7 @@ func (s *Sandbox) admitCandidate(c Candidate) (*candidateRoots, error) {
 	case c.Seeded && (len(ents) != 1 || ents[0].Name() != "upper" || !ents[0].IsDir()):
 		return nil, invalid(reasonSeed, "a seeded candidate directory must hold exactly its upper/ directory")
 	}
-	if c.MaxBytes < 0 {
-		return nil, invalid("sandbox.candidate", "the candidate's MaxBytes is negative")
-	}
-	if c.MaxBytes == 0 {
-		c.MaxBytes = DefaultCandidateBytes
-	}
-	return &candidateRoots{workspace: ws, upper: filepath.Join(dir, "upper"), work: filepath.Join(dir, "work"), seeded: c.Seeded,
-		maxBytes: c.MaxBytes}, nil
+	return &candidateRoots{workspace: ws, upper: filepath.Join(dir, "upper"), work: filepath.Join(dir, "work"), seeded: c.Seeded}, nil
 }
 
 // candidateErr names which root was refused (admitRoot's message says

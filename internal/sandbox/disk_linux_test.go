@@ -15,7 +15,7 @@ import (
 // which neither the memory ceiling nor RLIMIT_FSIZE (one file) bounded: a
 // hostile agent writing file after file filled the file system that
 // holds the user's state and work. The run is ended disk_limit once its
-// writes take more than Candidate.MaxBytes of that file system; a run
+// writes take more than Limits.Disk of that file system; a run
 // writing less is not.
 func TestCandidateDiskBounded(t *testing.T) {
 	s := newTestSandbox(t)
@@ -34,8 +34,8 @@ func TestCandidateDiskBounded(t *testing.T) {
 			os.WriteFile(filepath.Join(ws, "keep.txt"), []byte("keep\n"), 0o644)
 			var out bytes.Buffer
 			start := time.Now()
-			r, err := s.runAgentUnqualified(t, AgentSpec{Spec: Spec{Path: "/usr/bin/dash", Args: []string{"-c", tc.script}, Stdout: &out, Stderr: &out},
-				Gate: func(ln net.Listener) {}, Candidate: &Candidate{Workspace: ws, Dir: dir, MaxBytes: 64 << 20}})
+			r, err := s.runAgentUnqualified(t, AgentSpec{Spec: Spec{Path: "/usr/bin/dash", Args: []string{"-c", tc.script}, Stdout: &out, Stderr: &out,
+				Limits: Limits{Disk: 64 << 20}}, Gate: func(ln net.Listener) {}, Candidate: &Candidate{Workspace: ws, Dir: dir}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,6 +44,27 @@ func TestCandidateDiskBounded(t *testing.T) {
 			}
 			if !r.TreeEmpty {
 				t.Errorf("tree not verified empty")
+			}
+		})
+	}
+}
+
+// TestTaskDiskBounded: the task profile (the user's checks, which run the
+// agent's code on its candidate, and `coagent8 sandbox run`) writes its
+// scratch and workspace copy on host disk in the job root, bounded only
+// per file: a test that wrote file after file filled the disk. The same
+// bound ends it disk_limit.
+func TestTaskDiskBounded(t *testing.T) {
+	for _, dir := range []string{"/job/scratch", "/job/workspace"} {
+		t.Run(dir, func(t *testing.T) {
+			ws := t.TempDir()
+			os.WriteFile(filepath.Join(ws, "keep.txt"), []byte("keep\n"), 0o644)
+			var out bytes.Buffer
+			script := `cd ` + dir + `; i=0; while [ $i -lt 64 ]; do head -c 8388608 /dev/zero > f$i; i=$((i+1)); done; sync; sleep 30`
+			r := runUnqualified(t, newTestSandbox(t), testCtx(t), Spec{Path: "/usr/bin/dash", Args: []string{"-c", script},
+				Input: ws, Stdout: &out, Stderr: &out, Limits: Limits{Disk: 64 << 20}})
+			if got, want := r.Exit.Class, ExitDiskLimit; got != want {
+				t.Errorf("exit class %s, want %s (%+v):\n%s", got, want, r.Exit, out.String())
 			}
 		})
 	}

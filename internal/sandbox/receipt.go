@@ -18,8 +18,8 @@ const (
 	ExitOutOfMemory
 	ExitCancelled
 	ExitOutputLimit
-	// ExitDiskLimit: a candidate run's writes took more of its file
-	// system than [Candidate.MaxBytes] allows.
+	// ExitDiskLimit: the run's writes took more of the host's disk than
+	// [Limits.Disk] allows.
 	ExitDiskLimit
 	ExitUncertain
 )

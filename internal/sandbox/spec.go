@@ -71,7 +71,21 @@ type Limits struct {
 	// Tmp is the size of the child's private /tmp in bytes (default 64 MiB);
 	// it is charged to the memory ceiling.
 	Tmp int64 `json:"tmp_bytes"`
+	// Disk bounds what the child's writes may take of the file systems
+	// holding its job root (workspace copy, scratch, artifacts) and a
+	// candidate's upper layer, which are host disk that neither Memory nor
+	// FileSize (one file) bounds (default 8 GiB, the workspace copy
+	// bound). The supervisor reads their free space while the command
+	// runs and ends the tree (exit class disk_limit) once it has fallen
+	// by more than Disk since the start, or below [MinFreeDisk]. Free
+	// space is the file system's: another process writing there counts
+	// too.
+	Disk int64 `json:"disk_bytes"`
 }
+
+// MinFreeDisk is the free space a run leaves the file systems it writes
+// ([Limits.Disk]): the user's state and work share them.
+const MinFreeDisk = 1 << 30
 
 // Upper bounds on limits: a request beyond these is an input error, not a
 // silently clamped value.
@@ -81,6 +95,7 @@ const (
 	maxCPU    = 256000
 	maxWall   = 24 * time.Hour
 	maxOutput = 1 << 30
+	maxDisk   = 1 << 50
 )
 
 // withDefaults returns l with zero fields set to defaults and validates it.
@@ -96,6 +111,7 @@ func (l Limits) withDefaults() (Limits, error) {
 	def(&l.Output, 16<<20)
 	def(&l.FileSize, 1<<30)
 	def(&l.Tmp, 64<<20)
+	def(&l.Disk, 8<<30)
 	if l.Wall == 0 {
 		l.Wall = 10 * time.Minute
 	}
@@ -115,6 +131,7 @@ func (l Limits) validate() error {
 		{"output", l.Output, 1, maxOutput, mib},
 		{"file_size", l.FileSize, 1, maxMemory, mib},
 		{"tmp", l.Tmp, 1 << 20, maxMemory, mib},
+		{"disk", l.Disk, 1 << 20, maxDisk, mib},
 	}
 	for _, c := range checks {
 		if c.v < c.lo || c.v > c.hi {

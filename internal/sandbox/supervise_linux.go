@@ -55,7 +55,7 @@ func (s *Sandbox) supervise(ctx context.Context, j job, root string, cg *jobCgro
 	}
 	runStart := time.Now()
 	rec.SetupMS = ms(runStart.Sub(start))
-	disk := watchDisk(j.candidate)
+	disk := watchDisk(diskDirs(root, j.candidate), j.limits.Disk)
 	killed := h.await(ctx, j.limits.Wall, out, disk.over, cg)
 	disk.stop()
 	if h.stdinW != nil {
@@ -227,37 +227,49 @@ func (o *outputBound) forward(w io.Writer, b []byte) {
 	}
 }
 
-// diskPoll is how often a candidate run's file system is read.
+// diskPoll is how often the file systems a run writes are read.
 const diskPoll = 100 * time.Millisecond
 
-// diskWatch reads a candidate run's file system while it runs
-// ([Candidate.MaxBytes]); over is closed once its bound is passed.
+// diskWatch reads the file systems a run writes while it runs
+// ([Limits.Disk]); over is closed once the bound is passed.
 type diskWatch struct {
 	over chan struct{}
 	done chan struct{}
 	wg   sync.WaitGroup
 }
 
-// watchDisk starts the watch of c's file system (none for another
-// profile, or when its free space cannot be read at the start: its
-// over channel then never closes).
-func watchDisk(c *candidateRoots) *diskWatch {
-	w := &diskWatch{over: make(chan struct{}), done: make(chan struct{})}
-	if c == nil {
-		return w
+// diskDirs are the host directories a run writes: its job root and a
+// candidate's directory.
+func diskDirs(root string, c *candidateRoots) []string {
+	dirs := []string{root}
+	if c != nil {
+		dirs = append(dirs, filepath.Dir(c.upper))
 	}
-	dir := filepath.Dir(c.upper)
-	start, err := freeBytes(dir)
-	if err != nil {
+	return dirs
+}
+
+// watchDisk starts the watch of dirs' file systems (one whose free space
+// cannot be read at the start is not watched).
+func watchDisk(dirs []string, max int64) *diskWatch {
+	w := &diskWatch{over: make(chan struct{}), done: make(chan struct{})}
+	start := map[string]int64{}
+	for _, d := range dirs {
+		if free, err := freeBytes(d); err == nil {
+			start[d] = free
+		}
+	}
+	if len(start) == 0 {
 		return w
 	}
 	w.wg.Go(func() {
 		t := time.NewTicker(diskPoll)
 		defer t.Stop()
 		for {
-			if free, err := freeBytes(dir); err == nil && (start-free > c.maxBytes || free < MinCandidateFree && free < start) {
-				close(w.over)
-				return
+			for d, s := range start {
+				if free, err := freeBytes(d); err == nil && (s-free > max || free < MinFreeDisk && free < s) {
+					close(w.over)
+					return
+				}
 			}
 			select {
 			case <-w.done:

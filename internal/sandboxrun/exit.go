@@ -48,7 +48,7 @@ func exitFor(r sandbox.Receipt, interrupted int) error {
 	case sandbox.ExitOutputLimit:
 		return exitstatus.Error{Code: killed(sigKill), Msg: fmt.Sprintf("sandboxed command wrote more than %d MiB of output (--output-mb) and was stopped", r.Requested.Output>>20)}
 	case sandbox.ExitDiskLimit:
-		return exitstatus.Error{Code: killed(sigKill), Msg: "sandboxed command's writes took more of the disk than its candidate bound and it was stopped"}
+		return exitstatus.Error{Code: killed(sigKill), Msg: fmt.Sprintf("sandboxed command's writes took more than %d MiB of the disk, or left it under %d MiB free, and it was stopped", r.Requested.Disk>>20, sandbox.MinFreeDisk>>20)}
 	case sandbox.ExitCancelled:
 		code := killed(sigInt)
 		if interrupted > 0 {

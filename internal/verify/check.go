@@ -38,7 +38,7 @@ type Check struct {
 	Kind    Kind     `json:"kind"`
 	Status  Status   `json:"status"`
 	// Exit is the sandbox exit classification (exited, signalled,
-	// timed_out, out_of_memory, cancelled, output_limit, uncertain);
+	// timed_out, out_of_memory, cancelled, output_limit, disk_limit, uncertain);
 	// "" when the check did not run.
 	Exit string `json:"exit,omitempty"`
 	// ExitCode is the exit status when Exit is "exited", else -1.
