@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestCandidateDiskBounded: the candidate's upper layer is host disk,
@@ -67,5 +69,22 @@ func TestTaskDiskBounded(t *testing.T) {
 				t.Errorf("exit class %s, want %s (%+v):\n%s", got, want, r.Exit, out.String())
 			}
 		})
+	}
+}
+
+// TestDiskFilesBounded: empty files take inodes and no bytes, and a file
+// system out of inodes refuses every new file (the user's too), so the
+// inodes a run's writes take are bounded as well.
+func TestDiskFilesBounded(t *testing.T) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(t.TempDir(), &st); err != nil || st.Files == 0 {
+		t.Fatalf("the test needs a file system that counts inodes: %v, f_files %d", err, st.Files)
+	}
+	var out bytes.Buffer
+	script := `cd /job/scratch; i=0; while [ $i -lt 20000 ]; do : > f$i; i=$((i+1)); done; sleep 30`
+	r := runUnqualified(t, newTestSandbox(t), testCtx(t), Spec{Path: "/usr/bin/dash", Args: []string{"-c", script},
+		Stdout: &out, Stderr: &out, Limits: Limits{DiskFiles: 5000}})
+	if got, want := r.Exit.Class, ExitDiskLimit; got != want {
+		t.Errorf("exit class %s, want %s (%+v):\n%s", got, want, r.Exit, out.String())
 	}
 }

@@ -81,11 +81,22 @@ type Limits struct {
 	// space is the file system's: another process writing there counts
 	// too.
 	Disk int64 `json:"disk_bytes"`
+	// DiskFiles bounds the inodes the child's writes may take of the same
+	// file systems (default 2,097,152: twice the workspace copy's file
+	// bound), watched like Disk: empty files cost no bytes, and a file
+	// system out of inodes refuses every new file as one out of space
+	// does. A file system that does not count inodes (f_files 0) is not
+	// watched for them.
+	DiskFiles int64 `json:"disk_files"`
 }
 
-// MinFreeDisk is the free space a run leaves the file systems it writes
-// ([Limits.Disk]): the user's state and work share them.
-const MinFreeDisk = 1 << 30
+// MinFreeDisk and MinFreeFiles are the free space and inodes a run leaves
+// the file systems it writes ([Limits.Disk], [Limits.DiskFiles]): the
+// user's state and work share them.
+const (
+	MinFreeDisk  = 1 << 30
+	MinFreeFiles = 1 << 16
+)
 
 // Upper bounds on limits: a request beyond these is an input error, not a
 // silently clamped value.
@@ -112,6 +123,7 @@ func (l Limits) withDefaults() (Limits, error) {
 	def(&l.FileSize, 1<<30)
 	def(&l.Tmp, 64<<20)
 	def(&l.Disk, 8<<30)
+	def(&l.DiskFiles, 1<<21)
 	if l.Wall == 0 {
 		l.Wall = 10 * time.Minute
 	}
@@ -132,6 +144,7 @@ func (l Limits) validate() error {
 		{"file_size", l.FileSize, 1, maxMemory, mib},
 		{"tmp", l.Tmp, 1 << 20, maxMemory, mib},
 		{"disk", l.Disk, 1 << 20, maxDisk, mib},
+		{"disk_files", l.DiskFiles, 1 << 10, maxDisk, plain},
 	}
 	for _, c := range checks {
 		if c.v < c.lo || c.v > c.hi {

@@ -55,7 +55,7 @@ func (s *Sandbox) supervise(ctx context.Context, j job, root string, cg *jobCgro
 	}
 	runStart := time.Now()
 	rec.SetupMS = ms(runStart.Sub(start))
-	disk := watchDisk(diskDirs(root, j.candidate), j.limits.Disk)
+	disk := watchDisk(diskDirs(root, j.candidate), j.limits)
 	killed := h.await(ctx, j.limits.Wall, out, disk.over, cg)
 	disk.stop()
 	if h.stdinW != nil {
@@ -249,13 +249,14 @@ func diskDirs(root string, c *candidateRoots) []string {
 }
 
 // watchDisk starts the watch of dirs' file systems (one whose free space
-// cannot be read at the start is not watched).
-func watchDisk(dirs []string, max int64) *diskWatch {
+// cannot be read at the start is not watched), bounded by lim's Disk and
+// DiskFiles.
+func watchDisk(dirs []string, lim Limits) *diskWatch {
 	w := &diskWatch{over: make(chan struct{}), done: make(chan struct{})}
-	start := map[string]int64{}
+	start := map[string]fsFree{}
 	for _, d := range dirs {
-		if free, err := freeBytes(d); err == nil {
-			start[d] = free
+		if f, err := freeOf(d); err == nil {
+			start[d] = f
 		}
 	}
 	if len(start) == 0 {
@@ -266,7 +267,7 @@ func watchDisk(dirs []string, max int64) *diskWatch {
 		defer t.Stop()
 		for {
 			for d, s := range start {
-				if free, err := freeBytes(d); err == nil && (s-free > max || free < MinFreeDisk && free < s) {
+				if f, err := freeOf(d); err == nil && s.exceeded(f, lim) {
 					close(w.over)
 					return
 				}
@@ -286,12 +287,24 @@ func (w *diskWatch) stop() {
 	w.wg.Wait()
 }
 
-// freeBytes is the space of dir's file system an unprivileged writer may
-// still use.
-func freeBytes(dir string) (int64, error) {
+// fsFree is what a file system has left for an unprivileged writer.
+type fsFree struct {
+	bytes, files int64
+	countsFiles  bool // f_files > 0: the file system has a fixed inode table
+}
+
+// exceeded reports whether now, read after s, passes lim's bounds.
+func (s fsFree) exceeded(now fsFree, lim Limits) bool {
+	if s.bytes-now.bytes > lim.Disk || now.bytes < MinFreeDisk && now.bytes < s.bytes {
+		return true
+	}
+	return s.countsFiles && (s.files-now.files > lim.DiskFiles || now.files < MinFreeFiles && now.files < s.files)
+}
+
+func freeOf(dir string) (fsFree, error) {
 	var st unix.Statfs_t
 	if err := unix.Statfs(dir, &st); err != nil {
-		return 0, err
+		return fsFree{}, err
 	}
-	return int64(st.Bavail) * st.Bsize, nil
+	return fsFree{bytes: int64(st.Bavail) * st.Bsize, files: int64(st.Ffree), countsFiles: st.Files > 0}, nil
 }
