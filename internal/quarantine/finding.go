@@ -54,6 +54,7 @@ const (
 	RuleAttributes    = "exec.gitattributes"     // .gitattributes filter/diff/merge drivers
 	RuleHostExec      = "exec.host"              // files tools run on the host (.envrc, .vscode tasks, devcontainer)
 	RuleSubmodules    = "exec.submodules"        // .gitmodules: where `git submodule update` fetches code from
+	RuleAgentConfig   = "exec.agent_config"      // a coding agent's project config or instructions (.claude/, .mcp.json, AGENTS.md)
 	RuleCredential    = "secret.credential"      // a credential in added content
 )
 

@@ -107,6 +107,11 @@ var execRules = []struct {
 	{RuleSubmodules, "a .gitmodules change: the next `git submodule update --init` fetches submodules from the URLs and into the paths it names, code this review does not show", func(p, b string) bool {
 		return p == ".gitmodules"
 	}},
+	{RuleAgentConfig, "a coding agent's project configuration or instructions (hooks, MCP servers, CLAUDE.md, AGENTS.md): the agent in your MCP host loads it from this directory, unsandboxed", func(p, b string) bool {
+		return hasDir(p, ".claude") || hasDir(p, ".codex") || hasDir(p, ".gemini") || p == ".mcp.json" ||
+			p == ".cursor/mcp.json" || p == ".vscode/mcp.json" ||
+			b == "CLAUDE.md" || b == "CLAUDE.local.md" || b == "AGENTS.md" || b == "GEMINI.md"
+	}},
 	{RuleHostExec, "a file that tools run on the host when the directory is opened", func(p, b string) bool {
 		return b == ".envrc" || hasDir(p, ".devcontainer") || p == ".vscode/tasks.json" || p == ".vscode/settings.json" ||
 			p == ".vscode/launch.json"

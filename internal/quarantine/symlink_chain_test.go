@@ -95,3 +95,43 @@ func TestScanChangeGitmodules(t *testing.T) {
 		}
 	}
 }
+
+// TestScanChangeAgentConfig: coagent8's user runs a coding agent in this
+// very checkout (the MCP host), unsandboxed. Its project files are code
+// or instructions it loads from the directory: Claude Code's
+// .claude/settings.json hooks run shell commands, .mcp.json and the
+// other MCP configurations start servers, CLAUDE.md and AGENTS.md are
+// instructions the host agent follows. A candidate writing one is shown
+// as a warning, as .envrc and .vscode/tasks.json are.
+func TestScanChangeAgentConfig(t *testing.T) {
+	for _, tc := range []struct{ path, want string }{
+		{".claude/settings.json", RuleAgentConfig},
+		{".claude/settings.local.json", RuleAgentConfig},
+		{".claude/commands/deploy.md", RuleAgentConfig},
+		{".claude/agents/x.md", RuleAgentConfig},
+		{".mcp.json", RuleAgentConfig},
+		{".cursor/mcp.json", RuleAgentConfig},
+		{".vscode/mcp.json", RuleAgentConfig},
+		{".codex/config.toml", RuleAgentConfig},
+		{".gemini/settings.json", RuleAgentConfig},
+		{"CLAUDE.md", RuleAgentConfig},
+		{"pkg/CLAUDE.md", RuleAgentConfig},
+		{"CLAUDE.local.md", RuleAgentConfig},
+		{"AGENTS.md", RuleAgentConfig},
+		{"svc/AGENTS.md", RuleAgentConfig},
+		{"GEMINI.md", RuleAgentConfig},
+		{"docs/claude.md.txt", ""},
+		{"README.md", ""},
+	} {
+		got := ""
+		for _, f := range ScanChange(candidate.Change{Path: tc.path, Kind: candidate.Added, Mode: 0o644}) {
+			if f.Severity != Warn {
+				t.Errorf("%s: severity %s, want warn", tc.path, f.Severity)
+			}
+			got = f.Rule
+		}
+		if got != tc.want {
+			t.Errorf("%s: rule %q, want %q", tc.path, got, tc.want)
+		}
+	}
+}
