@@ -95,3 +95,33 @@ func TestBuildCandidateAttributesDoNotShapePatch(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildCredentialInName: a credential is blocked wherever the agent
+// writes it into what admission carries, its file and directory names
+// included: a name sits in the patch's header lines, which the line scan
+// skips, and a name reaches the checkout (and the next push) as surely
+// as content does.
+func TestBuildCredentialInName(t *testing.T) {
+	repo, base := newRepo(t, map[string]string{"main.go": "package main\n"})
+	for _, p := range []string{ghToken(), "notes/" + ghToken() + ".txt", "d/" + ghToken() + "/x"} {
+		t.Run(p[:8], func(t *testing.T) {
+			up := t.TempDir()
+			writeFile(t, up, p, "harmless\n")
+			c, err := Build(context.Background(), Input{Repo: repo, Base: base, Upper: up,
+				Changes: []candidate.Change{change(candidate.Added, p, 0o644)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range c.Findings {
+				got = append(got, f.Rule)
+				if strings.Contains(f.Message+f.Path, ghToken()) {
+					t.Errorf("finding quotes the credential: %+v", f)
+				}
+			}
+			if !slices.Contains(got, RuleCredential) || !Tainted(c.Findings) {
+				t.Errorf("findings = %q, want a blocking %s", got, RuleCredential)
+			}
+		})
+	}
+}

@@ -39,7 +39,19 @@ func ScanChange(c candidate.Change) []Finding {
 	if c.Mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
 		add(RuleSetuid, Block, "a setuid, setgid or sticky bit; the patch carries only the executable bit")
 	}
-	return append(out, scanExec(c.Path)...)
+	out = append(out, scanExec(c.Path)...)
+	// A name reaches the checkout (and the next push) as content does,
+	// but sits in the patch's header lines, which ScanPatch skips. The
+	// findings then name the path redacted, never the credential.
+	red := redact.NewAnswer()
+	if k := credentialKind(red, c.Path); k != "" {
+		out = append(out, Finding{Rule: RuleCredential, Severity: Block,
+			Message: fmt.Sprintf("the path carries a credential (%s)", k)})
+		for i := range out {
+			out[i].Path = red.String(c.Path)
+		}
+	}
+	return out
 }
 
 // scanPath returns the rule a path breaks, or "".
