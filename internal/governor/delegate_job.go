@@ -183,8 +183,12 @@ func (g *Governor) finishJob(ctx context.Context, deps DelegateDeps, j job.Job, 
 	}
 	if state, reason, ended := ending(res, runErr, cancelled, r.timedOut); ended {
 		// A cancelled job's candidate directory is kept as it was when
-		// the tree ended.
+		// the tree ended; one the sandbox ended for the disk it took is
+		// removed, since keeping it would keep the disk it filled.
 		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, state, reason)
+		if res.Receipt.Exit.Class == sandbox.ExitDiskLimit {
+			_ = os.RemoveAll(cand)
+		}
 		return
 	}
 	c, err := g.quarantine(ctx, j, filepath.Join(cand, "upper"), res, r.seed)
