@@ -125,3 +125,32 @@ func TestBuildCredentialInName(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildGitattributesBelowSpacedName: git ends a "+++ " header with a
+// tab when the name holds a space (for patch(1)), so a .gitattributes
+// below "my dir" was read as ".gitattributes\t" and its driver line
+// escaped the finding; the credential finding named the path with the
+// tab.
+func TestBuildGitattributesBelowSpacedName(t *testing.T) {
+	repo, base := newRepo(t, map[string]string{"main.go": "package main\n"})
+	for _, p := range []string{"my dir/.gitattributes", "a b/c d/.gitattributes"} {
+		t.Run(p, func(t *testing.T) {
+			up := t.TempDir()
+			writeFile(t, up, p, "* filter=evil\nkey "+ghToken()+"\n")
+			c, err := Build(context.Background(), Input{Repo: repo, Base: base, Upper: up,
+				Changes: []candidate.Change{change(candidate.Added, p, 0o644)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range c.Findings {
+				got = append(got, f.Rule+" "+f.Path)
+			}
+			for _, want := range []string{RuleAttributes + " " + p, RuleCredential + " " + p} {
+				if !slices.Contains(got, want) {
+					t.Errorf("findings = %q, want %q", got, want)
+				}
+			}
+		})
+	}
+}

@@ -182,8 +182,11 @@ func ScanPatch(patch []byte) []Finding {
 
 // patchName returns the path of a "+++ " line: git C-quotes a name with a
 // tab, newline, quote or (by default) non-ASCII byte, and a quoted
-// ".gitattributes" must not escape the driver scan.
+// ".gitattributes" must not escape the driver scan; it ends an unquoted
+// name holding a space with a tab (for patch(1)), which is no part of it
+// (a name's own tab is quoted).
 func patchName(name string) string {
+	name = strings.TrimSuffix(name, "\t")
 	if strings.HasPrefix(name, `"`) {
 		if u, err := strconv.Unquote(name); err == nil {
 			name = u
