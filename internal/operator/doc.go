@@ -20,10 +20,12 @@
 //  3. the dedicated HTTP Basic credential ([Credential], 256 random bits,
 //     0600 in the state directory) is compared in constant time; failures
 //     are rate-limited and recorded as security events.
-//     It earns a session badge: a cookie (HttpOnly, SameSite=Strict,
-//     Path=/, 8 h, named for the port) whose digest the server keeps with
-//     the origin it was issued for; a badge is accepted only there, and a
-//     request that presents Basic is judged by Basic. POST /logout ends it;
+//     Every request needs it. It earns a session badge: a cookie
+//     (HttpOnly, SameSite=Strict, Path=/, 8 h, named for the port) whose
+//     digest the server keeps. The badge alone never authenticates:
+//     cookies are not isolated by port, so a browser sends it to every
+//     server on 127.0.0.1 it visits, while it keeps the Basic credential
+//     per origin. POST /logout ends it;
 //  4. an unsafe method needs a same-origin Origin *and* the page's CSRF
 //     token: a foreign Origin is refused even with a valid token (R-086,
 //     Every action is a plain form (the script only enhances), and

@@ -65,13 +65,13 @@ func (g *guard) admit(w http.ResponseWriter, r *http.Request) (int, fault.Code, 
 }
 
 // authenticate accepts the Basic credential, which earns a session badge
-// when the request had none, or a live badge of this origin. A
-// request that presents Basic is judged by it: a wrong credential is
-// refused even beside a valid badge.
+// when the request had none. The badge alone never authenticates:
+// cookies are not isolated by port, so the browser sends it to every
+// server on this host it visits — any local process's, and loopback is
+// not authentication — while it keeps the Basic credential per origin
+// and sends it only here. A wrong credential is refused whatever badge
+// accompanies it.
 func (g *guard) authenticate(w http.ResponseWriter, r *http.Request) (int, fault.Code, string) {
-	if _, _, basic := r.BasicAuth(); !basic && g.badges.valid(r) {
-		return 0, "", ""
-	}
 	if reason, wait := g.auth.check(r); reason != "" {
 		challenge(w, reason, wait)
 		return 0, fault.AuthRequired, reason

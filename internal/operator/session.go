@@ -24,10 +24,11 @@ const (
 // (no script reads it), SameSite=Strict (no cross-site request carries
 // it), Path=/, with Max-Age; Secure only on a TLS connection, which this
 // loopback-only plain-HTTP server never has (a Secure cookie set over
-// http would not be kept). Cookies are not isolated by port, so the
-// cookie's name carries the port and the server keeps, per badge, the
-// origin it was issued for: a badge presented at any other origin —
-// another port, another name for this host — is not accepted. Only a
+// http would not be kept). Cookies are not isolated by port: the
+// cookie's name carries the port, and the server keeps, per badge, the
+// origin it was issued for; but a browser sends the cookie to every
+// server on the host, so the badge is never a credential by itself (the
+// guard requires Basic on every request). Only a
 // digest of each badge is kept in memory; badges do not survive a
 // restart. Safe for concurrent use.
 type badges struct {
