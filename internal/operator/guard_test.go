@@ -1,8 +1,10 @@
 package operator
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -258,6 +260,56 @@ func TestOperatorServesIPv6Loopback(t *testing.T) {
 		res.Body.Close()
 		if res.StatusCode != want {
 			t.Errorf("Host %s: status %d, want %d", host, res.StatusCode, want)
+		}
+	}
+}
+
+// rawDo writes request line and headers (CRLF-joined, as given) on a new
+// connection and reads one response: for request targets net/http's
+// client never sends.
+func rawDo(t *testing.T, ts *testServer, lines ...string) resp {
+	t.Helper()
+	c, err := net.Dial("tcp", ts.host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Write([]byte(strings.Join(lines, "\r\n") + "\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return resp{res.StatusCode, res.Header, string(b)}
+}
+
+// TestOperatorAsteriskOptionsBehindTheChain: "OPTIONS *" (the server-wide
+// form) is answered by the chain like every other request, not by
+// net/http's built-in 200: refused, with the security headers and a
+// security event, whatever the Host.
+func TestOperatorAsteriskOptionsBehindTheChain(t *testing.T) {
+	ts := start(t, Options{})
+	for _, tc := range []struct {
+		name, host string
+		status     int
+		reason     string
+	}{
+		{"right host", ts.host, http.StatusMethodNotAllowed, "operator.method"},
+		{"foreign host", "attacker.example:" + portOf(ts), http.StatusMisdirectedRequest, "operator.host_mismatch"},
+	} {
+		got := rawDo(t, ts, "OPTIONS * HTTP/1.1", "Host: "+tc.host, "Origin: https://evil.example",
+			"Access-Control-Request-Method: POST", "Connection: close")
+		if got.status != tc.status || got.header.Get("X-Coagent8-Reason") != tc.reason || got.header.Get("Content-Security-Policy") != csp {
+			t.Errorf("%s: status %d reason %q CSP %q, want %d %q and the CSP", tc.name, got.status,
+				got.header.Get("X-Coagent8-Reason"), got.header.Get("Content-Security-Policy"), tc.status, tc.reason)
+		}
+		noCORS(t, got.header)
+		if !contains(ts.refusals(), tc.reason) {
+			t.Errorf("%s: no security event %q; have %v", tc.name, tc.reason, ts.refusals())
 		}
 	}
 }

@@ -147,7 +147,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: s.Handler(ap), ReadHeaderTimeout: 10 * time.Second,
+	// DisableGeneralOptionsHandler: net/http would otherwise answer
+	// "OPTIONS *" itself, before the chain.
+	hs := &http.Server{Handler: s.Handler(ap), ReadHeaderTimeout: 10 * time.Second, DisableGeneralOptionsHandler: true,
 		ErrorLog:    slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelDebug),
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	go s.over.refresh(ctx)
