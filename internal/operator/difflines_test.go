@@ -3,6 +3,9 @@ package operator
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/coagent8/coagent8/internal/event"
 )
 
 // TestDiffLinesEscapeControls: the candidate page shows an untrusted
@@ -16,5 +19,43 @@ func TestDiffLinesEscapeControls(t *testing.T) {
 	}
 	if got, want := diffLines("+a\u202eb\n")[0], (diffLine{"add", `+a\u202eb`}); got != want {
 		t.Errorf("diffLines = %+v, want %+v", got, want)
+	}
+}
+
+// TestOperatorPagesEscapeControls: every value a page shows, not only
+// the diff, is untrusted text in which a bidi control would reorder what
+// the operator reads (a file name in a finding, the taint reason beside
+// the acknowledgement, a check's command, a path a local process put in
+// the security events by requesting it) and a control byte is not text.
+// None reaches a page raw; each is shown escaped.
+func TestOperatorPagesEscapeControls(t *testing.T) {
+	const bidi = "\u202e" // RIGHT-TO-LEFT OVERRIDE
+	spoof := func(s string) string { return s + bidi + "gnp.sj\u2066\x1b[2K\u0085" }
+	cands := &fakeCandidates{c: Candidate{
+		CandidateSummary: CandidateSummary{ID: "cand-1", Job: "job-1", State: "tainted", Created: time.Now(),
+			Summary: spoof("summary"), Taint: spoof("taint")},
+		Findings:    []Finding{{Severity: "P1", Rule: spoof("rule"), File: spoof("file"), Line: 1, Message: spoof("message")}},
+		Checks:      []Check{{Command: spoof("command"), Status: spoof("status")}},
+		Provenance:  map[string]string{"workspace": spoof("workspace")},
+		Acknowledge: []string{"tainted"},
+	}}
+	dir := t.TempDir()
+	// A refused request's path, as the sink records it (any local process
+	// can have one recorded).
+	newOwners(t, dir).event(event.Event{Type: event.TypeRefusal, Code: "POLICY_DENIED", Reason: "operator.auth_missing",
+		Rule: "operator", IDs: map[string]string{"method": "GET", "path": "/x" + spoof("path")}})
+	ts := start(t, Options{StateDir: dir, Candidates: cands})
+	for _, tc := range []struct{ path, want string }{
+		{"/candidates/cand-1", "file"}, {"/candidates/cand-1", "message"}, {"/candidates/cand-1", "taint"},
+		{"/candidates/cand-1", "command"}, {"/candidates/cand-1", "workspace"}, {"/candidates", "summary"},
+		{"/candidates", "taint"}, {"/events", "path"},
+	} {
+		body := ts.do(t, req{path: tc.path, auth: true}).body
+		if strings.ContainsAny(body, bidi+"\u2066\x1b\u0085") {
+			t.Errorf("%s shows a control raw", tc.path)
+		}
+		if got, want := strings.Contains(body, tc.want+`\u202egnp.sj\u2066\x1b[2K\u0085`), true; got != want {
+			t.Errorf("%s: shows %s escaped = %v, want %v", tc.path, tc.want, got, want)
+		}
 	}
 }

@@ -3,14 +3,18 @@ package operator
 import (
 	"reflect"
 
+	"github.com/coagent8/coagent8/internal/quarantine"
 	"github.com/coagent8/coagent8/internal/redact"
 )
 
 // scrub redacts, with the diagnostic profile, every string reachable from
 // the page data p points to: struct fields, slice and array elements, map
-// keys and values, pointers and interfaces. It runs on every page's data
-// before the template, so no value reaches the page unredacted whichever
-// field it sits in (issue 17 scope 4).
+// keys and values, pointers and interfaces, and escapes its controls
+// ([quarantine.Visible]: a bidi override in a file name or a reason would
+// reorder what the operator reads, a control byte is not text). It runs
+// on every page's data before the template, so no value reaches the page
+// unredacted or with a raw control whichever field it sits in (issue 17
+// scope 4).
 //
 // Only *p itself is written: a slice, map or pointer met on the way is
 // replaced by a scrubbed copy, so data shared with caches (the event
@@ -26,7 +30,7 @@ func scrubValue(red *redact.Redactor, v reflect.Value) {
 	}
 	switch v.Kind() {
 	case reflect.String:
-		v.SetString(red.String(v.String()))
+		v.SetString(quarantine.Visible(red.String(v.String())))
 	case reflect.Pointer:
 		if !v.IsNil() {
 			c := reflect.New(v.Type().Elem())
