@@ -313,3 +313,42 @@ func TestOperatorAsteriskOptionsBehindTheChain(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatorIdleConnectionsClosed: a keep-alive connection waits for
+// its next request no longer than for its first one's headers
+// (headerTimeout). Without that, any local peer could hold connections
+// open for ever after one refused request each (about 20 KiB and a
+// goroutine apiece) until the dashboard ran out of memory or descriptors.
+func TestOperatorIdleConnectionsClosed(t *testing.T) {
+	ts := start(t, Options{})
+	for _, tc := range []struct {
+		name  string
+		first string // the request before the idle wait; "" = none
+	}{
+		{"after a refused request", "GET / HTTP/1.1\r\nHost: " + ts.host + "\r\n\r\n"},
+		{"before any request", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := net.Dial("tcp", ts.host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			br := bufio.NewReader(c)
+			if tc.first != "" {
+				io.WriteString(c, tc.first)
+				res, err := http.ReadResponse(br, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				io.Copy(io.Discard, res.Body)
+			}
+			began := time.Now()
+			c.SetReadDeadline(began.Add(headerTimeout + 5*time.Second))
+			_, err = br.ReadByte()
+			if got, want := err, io.EOF; got != want {
+				t.Errorf("idle connection after %v: read error %v, want %v (closed by the server)", time.Since(began).Round(time.Second), got, want)
+			}
+		})
+	}
+}

@@ -138,6 +138,13 @@ func (s *Server) Close() error { return s.db.Close() }
 // URL returns the dashboard's address for a listener on ap.
 func URL(ap netip.AddrPort) string { return "http://" + ap.String() + "/" }
 
+// headerTimeout is how long a connection may take to send a request's
+// headers, and how long a keep-alive connection may wait for its next
+// request (net/http's default, no IdleTimeout and no ReadTimeout, keeps
+// it open for ever: any local peer could hold connections until memory
+// or descriptors ran out).
+const headerTimeout = 10 * time.Second
+
 // Serve answers on ln, which must listen on 127.0.0.1 or [::1] ([Listen]),
 // until ctx ends; it then shuts down (in-flight requests get 2 s) and
 // returns nil. It also starts the overview's first doctor run and the
@@ -149,9 +156,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	// DisableGeneralOptionsHandler: net/http would otherwise answer
 	// "OPTIONS *" itself, before the chain.
-	hs := &http.Server{Handler: s.Handler(ap), ReadHeaderTimeout: 10 * time.Second, DisableGeneralOptionsHandler: true,
-		ErrorLog:    slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelDebug),
-		BaseContext: func(net.Listener) context.Context { return ctx }}
+	hs := &http.Server{Handler: s.Handler(ap), ReadHeaderTimeout: headerTimeout, IdleTimeout: headerTimeout,
+		DisableGeneralOptionsHandler: true,
+		ErrorLog:                     slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelDebug),
+		BaseContext:                  func(net.Listener) context.Context { return ctx }}
 	go s.over.refresh(ctx)
 	go s.watch(ctx)
 	go func() {
