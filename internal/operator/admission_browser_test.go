@@ -75,10 +75,27 @@ func git(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// job creates a job whose agent wrote files (path → content) over the
-// base: modified when the path exists in the checkout, else added; its
-// candidate is built and scanned by quarantine.Build and attached.
+// job creates a job whose agent wrote files over the base ([checkout.candidate])
+// and attaches its candidate.
 func (c *checkout) job(t *testing.T, files map[string]string) string {
+	t.Helper()
+	ctx := context.Background()
+	cand := c.candidate(t, files)
+	j, err := c.jobs.Create(ctx, job.Spec{Workspace: c.dir, Base: c.base, Backend: "claude", Model: "claude-sonnet-5-5",
+		Budget: job.Budget{MaxUSD: 1, MaxRequests: 10, MaxMinutes: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.jobs.Attach(ctx, j.ID, cand); err != nil {
+		t.Fatal(err)
+	}
+	return j.ID
+}
+
+// candidate builds (quarantine.Build) the candidate of an agent that
+// wrote files (path → content) over the base: modified when the path
+// exists in the checkout, else added.
+func (c *checkout) candidate(t *testing.T, files map[string]string) job.Candidate {
 	t.Helper()
 	ctx := context.Background()
 	up := t.TempDir()
@@ -97,16 +114,7 @@ func (c *checkout) job(t *testing.T, files map[string]string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := c.jobs.Create(ctx, job.Spec{Workspace: c.dir, Base: c.base, Backend: "claude", Model: "claude-sonnet-5-5",
-		Budget: job.Budget{MaxUSD: 1, MaxRequests: 10, MaxMinutes: 5}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.jobs.Attach(ctx, j.ID, job.Candidate{Patch: cand.Patch, Digest: cand.Digest, Findings: cand.Findings,
-		Message: []byte("done")}); err != nil {
-		t.Fatal(err)
-	}
-	return j.ID
+	return job.Candidate{Patch: cand.Patch, Digest: cand.Digest, Findings: cand.Findings, Message: []byte("done")}
 }
 
 func (c *checkout) read(t *testing.T, p string) string {

@@ -142,7 +142,7 @@ func (f *fakeCandidates) Get(_ context.Context, id string) (Candidate, error) {
 	return f.c, nil
 }
 
-func (f *fakeCandidates) Admit(_ context.Context, id string, ack []string) error {
+func (f *fakeCandidates) Admit(_ context.Context, id, _ string, ack []string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.acks = append(f.acks, ack...)

@@ -12,17 +12,20 @@ import (
 // passes Admit and Reject through the same request chain as every other
 // route; the implementation owns the atomic apply (the same as
 // `coagent8 admit`) and returns typed errors (*fault.Error) for an unknown
-// id, a second admission, or a tainted or expired candidate admitted
-// without acknowledging the reason. Implementations must be safe for
+// id, a second admission, a candidate other than the one the operator was
+// shown, or a tainted or expired candidate admitted without acknowledging
+// the reason. Implementations must be safe for
 // concurrent use.
 type Candidates interface {
 	// List returns the candidates, newest first.
 	List(ctx context.Context) ([]CandidateSummary, error)
 	// Get returns one candidate in full.
 	Get(ctx context.Context, id string) (Candidate, error)
-	// Admit applies the candidate to the user's checkout; ack names the
-	// reasons (taint, expiry) the operator acknowledged.
-	Admit(ctx context.Context, id string, ack []string) error
+	// Admit applies the candidate to the user's checkout; digest is the
+	// [Candidate.Digest] the operator was shown (the page's form carries
+	// it), and a candidate whose digest is not that one now is refused;
+	// ack names the reasons (taint, expiry) the operator acknowledged.
+	Admit(ctx context.Context, id, digest string, ack []string) error
 	// Reject discards the candidate.
 	Reject(ctx context.Context, id string) error
 }
@@ -42,6 +45,9 @@ type CandidateSummary struct {
 // shown as data.
 type Candidate struct {
 	CandidateSummary
+	// Digest identifies the patch bytes ("" while there is no patch); the
+	// admit form sends it back.
+	Digest     string
 	Diff       string
 	Findings   []Finding
 	Checks     []Check
@@ -74,5 +80,5 @@ func (noCandidates) List(context.Context) ([]CandidateSummary, error) { return n
 func (noCandidates) Get(context.Context, string) (Candidate, error) {
 	return Candidate{}, errNoCandidates
 }
-func (noCandidates) Admit(context.Context, string, []string) error { return errNoCandidates }
-func (noCandidates) Reject(context.Context, string) error          { return errNoCandidates }
+func (noCandidates) Admit(context.Context, string, string, []string) error { return errNoCandidates }
+func (noCandidates) Reject(context.Context, string) error                  { return errNoCandidates }

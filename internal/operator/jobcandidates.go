@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/coagent8/coagent8/internal/admission"
+	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/job"
 	"github.com/coagent8/coagent8/internal/quarantine"
 )
@@ -71,7 +72,7 @@ func (c *JobCandidates) Get(ctx context.Context, id string) (Candidate, error) {
 	out := Candidate{CandidateSummary: c.summary(ctx, j), Provenance: map[string]string{
 		"workspace": j.Workspace, "base": j.Base, "backend": j.Backend, "model": j.Model, "reason": j.Reason}}
 	if cd := j.Candidate; cd != nil {
-		out.Diff = string(cd.Patch)
+		out.Digest, out.Diff = cd.Digest, string(cd.Patch)
 		out.Provenance["digest"] = cd.Digest
 		for _, f := range cd.Findings {
 			out.Findings = append(out.Findings, Finding{Severity: f.Severity.String(), Rule: f.Rule, File: f.Path, Line: f.Line, Message: f.Message})
@@ -104,13 +105,26 @@ func (c *JobCandidates) taint(ctx context.Context, j job.Job) string {
 	return j.Reason
 }
 
-// Admit admits job id's candidate into the job's workspace; ack are the
-// reasons the operator acknowledged. Errors are admission's and the job
-// store's typed errors.
-func (c *JobCandidates) Admit(ctx context.Context, id string, ack []string) error {
+// ReasonCandidateChanged refuses an admission whose candidate is not the
+// one the operator was shown (POLICY_DENIED; the reason the MCP
+// admission form's check uses too, governor.ReasonAdmissionMoved).
+const ReasonCandidateChanged = "admission.digest_changed"
+
+// Admit admits job id's candidate into the job's workspace if its digest
+// is digest, the one the operator was shown: a job quarantined while it
+// ran is listed with no patch, and its agent's patch can be attached
+// after the page was shown; a candidate's digest never changes once set
+// ([job.Store.Attach]). ack are the reasons the operator acknowledged.
+// Errors are POLICY_DENIED [ReasonCandidateChanged], admission's and the
+// job store's typed errors.
+func (c *JobCandidates) Admit(ctx context.Context, id, digest string, ack []string) error {
 	j, err := c.jobs.Get(ctx, id)
 	if err != nil {
 		return err
+	}
+	if j.Candidate != nil && j.Candidate.Digest != digest {
+		return fault.New(fault.PolicyDenied, ReasonCandidateChanged,
+			"The candidate was not admitted: it is not the one this page showed (it changed after the page was loaded). Review it again.").With("job", id)
 	}
 	_, err = c.adm.Admit(ctx, admission.Request{Job: id, Workspace: j.Workspace, Actor: c.actor, Ack: ack})
 	return err

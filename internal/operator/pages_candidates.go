@@ -65,8 +65,9 @@ func diffLines(diff string) []diffLine {
 	return out
 }
 
-// postAdmit is POST /candidates/{id}/admit; the form's "ack" values are
-// the reasons the operator acknowledged.
+// postAdmit is POST /candidates/{id}/admit; the form's "digest" is the
+// candidate the page showed, its "ack" values the reasons the operator
+// acknowledged.
 func (s *Server) postAdmit(w http.ResponseWriter, r *http.Request) {
 	id := bounded(r.PathValue("id"), 128)
 	// The guard read the form only when the token was not in the header.
@@ -74,7 +75,7 @@ func (s *Server) postAdmit(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, "result", fault.New(fault.InvalidInput, "operator.form", "The form could not be read."))
 		return
 	}
-	if err := s.opts.Candidates.Admit(r.Context(), id, r.PostForm["ack"]); err != nil {
+	if err := s.opts.Candidates.Admit(r.Context(), id, r.PostForm.Get("digest"), r.PostForm["ack"]); err != nil {
 		s.fail(w, r, "result", err)
 		return
 	}
