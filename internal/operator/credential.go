@@ -53,14 +53,11 @@ func LoadOrCreateCredential(stateDir string) (c Credential, created bool, err er
 // credential`). A file that cannot be read is a *fault.Error
 // PROCESS_ERROR, reason operator.credential_io, wrapping the cause (a
 // missing file: [fs.ErrNotExist]); a loose mode or weak content is refused
-// as in [LoadOrCreateCredential].
+// as in [LoadOrCreateCredential], and so is a file that is not a regular
+// file (a symbolic link, a FIFO): INVALID_INPUT operator.credential_file.
 func ReadCredential(stateDir string) (Credential, error) {
-	path := filepath.Join(stateDir, CredentialFile)
-	b, err := os.ReadFile(path)
+	b, err := readPrivate(filepath.Join(stateDir, CredentialFile))
 	if err != nil {
-		return Credential{}, credentialIO(err)
-	}
-	if err := checkPrivate(path); err != nil {
 		return Credential{}, err
 	}
 	return parseCredential(strings.TrimSpace(string(b)))

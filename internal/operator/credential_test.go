@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/secret"
@@ -76,5 +77,55 @@ func TestOperatorNewValidates(t *testing.T) {
 	_, err := New(t.Context(), Options{StateDir: "relative"})
 	if !fault.HasCode(err, fault.InvalidInput) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestOperatorCredentialFileMustBeItself: the credential file is read
+// only as a regular file in the state directory: a symbolic link (to a
+// private file holding a credential someone else chose, or dangling) or
+// a FIFO (which would block the dashboard's start for ever) is refused,
+// whatever the target's mode.
+func TestOperatorCredentialFileMustBeItself(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		return // no symlinks or FIFOs made here on Windows; covered on Linux
+	}
+	planted := filepath.Join(t.TempDir(), "planted")
+	if err := os.WriteFile(planted, []byte(strings.Repeat("B", 43)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := mkfifo(fifo); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		make func(path string) error
+	}{
+		{"symlink to a private credential", func(p string) error { return os.Symlink(planted, p) }},
+		{"dangling symlink", func(p string) error { return os.Symlink(planted+".nope", p) }},
+		{"symlink to a FIFO", func(p string) error { return os.Symlink(fifo, p) }},
+		{"FIFO", func(p string) error { return mkfifo(p) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := tc.make(filepath.Join(dir, CredentialFile)); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { _, _, err := LoadOrCreateCredential(dir); done <- err }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("LoadOrCreateCredential blocked")
+			}
+			got, want := "", "operator.credential_file"
+			if err != nil {
+				got = fault.From(err).Reason
+			}
+			if !fault.HasCode(err, fault.InvalidInput) || got != want {
+				t.Errorf("err = %v, reason %q; want INVALID_INPUT %q", err, got, want)
+			}
+		})
 	}
 }

@@ -3,21 +3,47 @@
 package operator
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"syscall"
 
 	"github.com/coagent8/coagent8/internal/fault"
 )
 
-// checkPrivate refuses a credential file that group or others can access.
-func checkPrivate(path string) error {
-	st, err := os.Stat(path)
+// readPrivate reads the credential file at path: a regular file, not a
+// symbolic link (O_NOFOLLOW) nor a FIFO or device (O_NONBLOCK, so opening
+// one does not block; the type is checked on the open descriptor, so
+// nothing can be swapped in between), that group or others cannot access.
+func readPrivate(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, notItself("is a symbolic link")
+	}
 	if err != nil {
-		return fmt.Errorf("stat operator credential: %w", err)
+		return nil, credentialIO(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, credentialIO(err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, notItself("is not a regular file")
 	}
 	if st.Mode().Perm()&0o077 != 0 {
-		return fault.New(fault.InvalidInput, "operator.credential_mode",
+		return nil, fault.New(fault.InvalidInput, "operator.credential_mode",
 			fmt.Sprintf("the operator credential file has mode %v; want 0600 (chmod 600 it)", st.Mode().Perm()))
 	}
-	return nil
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	if err != nil {
+		return nil, credentialIO(err)
+	}
+	return b, nil
+}
+
+func notItself(what string) error {
+	return fault.New(fault.InvalidInput, "operator.credential_file",
+		"the operator credential file "+what+"; it must be a regular file (delete "+CredentialFile+" to generate a new one)")
 }
