@@ -15,7 +15,8 @@ import (
 // readPrivate reads the credential file at path: a regular file, not a
 // symbolic link (O_NOFOLLOW) nor a FIFO or device (O_NONBLOCK, so opening
 // one does not block; the type is checked on the open descriptor, so
-// nothing can be swapped in between), that group or others cannot access.
+// nothing can be swapped in between), owned by this process's user, that
+// group or others cannot access.
 func readPrivate(path string) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, syscall.ELOOP) {
@@ -31,6 +32,13 @@ func readPrivate(path string) ([]byte, error) {
 	}
 	if !st.Mode().IsRegular() {
 		return nil, notItself("is not a regular file")
+	}
+	// Another user's file, however private, holds a credential that user
+	// chose; root, which may read any file, is refused it too.
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
+		return nil, fault.New(fault.InvalidInput, "operator.credential_owner",
+			fmt.Sprintf("the operator credential file belongs to uid %d, not to this user (uid %d); delete %s to generate a new one",
+				sys.Uid, os.Geteuid(), CredentialFile))
 	}
 	if st.Mode().Perm()&0o077 != 0 {
 		return nil, fault.New(fault.InvalidInput, "operator.credential_mode",
