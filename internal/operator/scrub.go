@@ -16,10 +16,20 @@ import (
 // unredacted or with a raw control whichever field it sits in (issue 17
 // scope 4).
 //
+// A [patchText] (a line of a candidate's patch) is the exception: it is
+// redacted with the answer profile, credential formats only.
+//
 // Only *p itself is written: a slice, map or pointer met on the way is
 // replaced by a scrubbed copy, so data shared with caches (the event
 // tail, the overview's report, a candidate source) is never modified and
 // concurrent pages do not race.
+// patchTextType is [patchText]'s type, which [scrubValue] redacts with
+// patchRedactor.
+var (
+	patchTextType = reflect.TypeFor[patchText]()
+	patchRedactor = redact.NewAnswer()
+)
+
 func scrub(red *redact.Redactor, p any) {
 	scrubValue(red, reflect.ValueOf(p).Elem())
 }
@@ -30,6 +40,10 @@ func scrubValue(red *redact.Redactor, v reflect.Value) {
 	}
 	switch v.Kind() {
 	case reflect.String:
+		if v.Type() == patchTextType {
+			v.SetString(quarantine.Visible(patchRedactor.String(v.String())))
+			return
+		}
 		v.SetString(quarantine.Visible(red.String(v.String())))
 	case reflect.Pointer:
 		if !v.IsNil() {
