@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/coagent8/coagent8/internal/adapter"
+	"github.com/coagent8/coagent8/internal/process"
 )
 
 // ready reports whether b can take a turn now: a supported version, a
@@ -84,11 +85,11 @@ var pathVars = map[string]string{"claude": "CLAUDE_PATH", "codex": "CODEX_PATH",
 // returned as is. e itself is never modified.
 func withPathHint(backend string, e *adapter.ProbeError) *adapter.ProbeError {
 	v, ok := pathVars[backend]
-	if e == nil || e.Reason != "cli.not_found" || !ok {
-		return e
+	if e == nil || e.Reason != "cli.not_found" || !ok || strings.Contains(e.Message, process.PathHint(v)) {
+		return e // the resolver's own message already says it
 	}
 	c := *e
-	c.Message += "; install it on PATH or set " + v + " to its absolute path (a coagent8 checkout's .tools/ copies are for its tests, see the README)"
+	c.Message += "; " + process.PathHint(v)
 	return &c
 }
 

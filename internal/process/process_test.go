@@ -245,3 +245,28 @@ func TestEnvironIsAllowlist(t *testing.T) {
 		t.Fatalf("Environ = %q\nwant %q", got, want)
 	}
 }
+
+// TestNotFoundNamesTheRemedy: a CLI not found says how to fix it, on
+// every surface that resolves it (consult, review, delegate, doctor):
+// install it on PATH or set its override variable. A name without an
+// override variable (git) gets the searched list only.
+func TestNotFoundNamesTheRemedy(t *testing.T) {
+	env := config.FromList([]string{"PATH=/nonexistent"})
+	tests := []struct {
+		name      string
+		overrides []string
+		want      string
+	}{
+		{"claude", []string{"CLAUDE_PATH"}, "claude CLI not found; searched: /nonexistent/claude; install it on PATH or set CLAUDE_PATH to its absolute path"},
+		{"agy", []string{"AGY_PATH", "GEMINI_PATH"}, "agy CLI not found; searched: /nonexistent/agy; install it on PATH or set AGY_PATH to its absolute path"},
+		{"git", nil, "git CLI not found; searched: /nonexistent/git"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := Resolve(env, tt.name, tt.overrides...)
+			if got := fault.From(err).Message; !strings.HasPrefix(got, tt.want) || (tt.overrides == nil && got != tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

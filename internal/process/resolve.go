@@ -28,7 +28,7 @@ func Resolve(env config.Env, name string, overrides ...string) (path string, sea
 		if isExecutable(v) {
 			return filepath.Clean(v), searched, nil
 		}
-		return "", searched, notFound(name, searched)
+		return "", searched, notFound(name, searched, overrides)
 	}
 	seen := map[string]bool{}
 	for _, dir := range filepath.SplitList(env.Get("PATH")) {
@@ -43,12 +43,23 @@ func Resolve(env config.Env, name string, overrides ...string) (path string, sea
 			}
 		}
 	}
-	return "", searched, notFound(name, searched)
+	return "", searched, notFound(name, searched, overrides)
 }
 
-func notFound(name string, searched []string) error {
+// notFound is the CLI_NOT_FOUND of name, listing the places searched and,
+// when name has an override variable, the two ways to fix it (the same
+// remedy on every surface: consult, review, delegate, doctor).
+func notFound(name string, searched, overrides []string) error {
 	msg := name + " CLI not found; searched: " + strings.Join(limit(searched, 12), ", ")
+	if len(overrides) > 0 {
+		msg += "; " + PathHint(overrides[0])
+	}
 	return fault.New(fault.CLINotFound, "cli.not_found", msg).With("searched", strings.Join(searched, string(os.PathListSeparator)))
+}
+
+// PathHint is the remedy of a CLI not found whose override variable is v.
+func PathHint(v string) string {
+	return "install it on PATH or set " + v + " to its absolute path (a coagent8 checkout's .tools/ copies are for its tests, see the README)"
 }
 
 func limit(s []string, n int) []string {
