@@ -202,7 +202,7 @@ func stateRefusal(j job.Job, reason, msg string) error {
 // sameWorkspace refuses a workspace other than the job's (compared after
 // resolving symbolic links).
 func sameWorkspace(j job.Job, ws string) error {
-	deny := fault.New(fault.PolicyDenied, ReasonOtherWorkspace, "The job belongs to another workspace.")
+	deny := fault.New(fault.PolicyDenied, ReasonOtherWorkspace, "The job belongs to another workspace: run this at the top of the job's checkout, or name it (--workspace on the terminal, workspace_path over MCP); `coagent8 jobs JOB` shows the job's workspace.")
 	if !filepath.IsAbs(ws) {
 		return deny
 	}

@@ -220,7 +220,7 @@ func TestUnknownJobNamesTheID(t *testing.T) {
 		{"quarantine", "job_nope"},
 	} {
 		code, out, errs := runCLI(t, env, "", args...)
-		want := `[INVALID_INPUT] Unknown job handle "job_nope". (reason: job.unknown)`
+		want := "[INVALID_INPUT] Unknown job handle \"job_nope\"; `coagent8 jobs` lists the jobs. (reason: job.unknown)"
 		if code == ExitOK || out != "" || !strings.Contains(errs, want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %q", args, code, out, errs, want)
 		}

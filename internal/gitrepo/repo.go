@@ -91,7 +91,7 @@ func (r *Repo) revParse(ctx context.Context, dir string) error {
 	out, err := r.Run(ctx, dir, nil, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir")
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if err != nil || len(lines) != 3 {
-		return fault.Wrap(fault.InvalidInput, ReasonNotRepo, "The workspace is not a Git work tree.", err)
+		return fault.Wrap(fault.InvalidInput, ReasonNotRepo, "The workspace is not a Git work tree: run coagent8 at the top of a Git checkout, or name one (--workspace on the terminal, workspace_path over MCP).", err)
 	}
 	r.Top, r.GitDir, r.CommonDir = lines[0], lines[1], lines[2]
 	if !sameDir(r.Top, dir) {

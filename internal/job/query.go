@@ -31,7 +31,7 @@ func (s *Store) Get(ctx context.Context, id string) (Job, error) {
 // user input; a surface that hides another workspace's job must refuse it
 // with this same error, so the two cannot be told apart.
 func UnknownError(id string) *fault.Error {
-	return fault.Wrap(fault.InvalidInput, ReasonUnknown, "Unknown job handle "+fault.QuoteInput(id)+".", errNoJob).With("job", id)
+	return fault.Wrap(fault.InvalidInput, ReasonUnknown, "Unknown job handle "+fault.QuoteInput(id)+"; `coagent8 jobs` lists the jobs.", errNoJob).With("job", id)
 }
 
 // List returns every job, newest first; workspace "" lists all workspaces.

@@ -179,9 +179,9 @@ func TestUnknownJobNamesTheID(t *testing.T) {
 	s, db := openAt(t, filepath.Join(t.TempDir(), "state.db"))
 	defer db.Close()
 	for _, tt := range []struct{ id, want string }{
-		{"job_nope", `Unknown job handle "job_nope".`},
-		{"job\x1b[2K", `Unknown job handle "job\x1b[2K".`},
-		{strings.Repeat("j", 100), `Unknown job handle "` + strings.Repeat("j", 64) + `"….`},
+		{"job_nope", "Unknown job handle \"job_nope\"; `coagent8 jobs` lists the jobs."},
+		{"job\x1b[2K", "Unknown job handle \"job\\x1b[2K\"; `coagent8 jobs` lists the jobs."},
+		{strings.Repeat("j", 100), `Unknown job handle "` + strings.Repeat("j", 64) + `"…; ` + "`coagent8 jobs` lists the jobs."},
 	} {
 		_, err := s.Get(context.Background(), tt.id)
 		fe := fault.From(err)
