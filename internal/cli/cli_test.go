@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -187,6 +188,13 @@ func TestJobsRelativeWorkspace(t *testing.T) {
 	}
 	if code, out, errs := runCLI(t, env, "", "jobs", "--workspace", t.TempDir()); code != ExitOK || strings.TrimSpace(out) != "[]" {
 		t.Errorf("jobs --workspace ABS: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	// A workspace that does not exist and that no job names is a typo,
+	// not "no jobs" (newcomer report: it printed [] and exited 0).
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	code, out, errs = runCLI(t, env, "", "jobs", "--workspace", missing)
+	if code != ExitUsage || out != "" || !strings.Contains(errs, "does not exist and no job names it") || !strings.Contains(errs, "workspace.unknown") {
+		t.Errorf("jobs --workspace MISSING: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
 

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,6 +130,12 @@ func (a *app) listJobs(ctx context.Context, jobs *job.Store, workspace string) e
 	list, err := jobs.List(ctx, workspace)
 	if err != nil {
 		return err
+	}
+	// A workspace that does not exist and that no job names is a typo,
+	// not "no jobs"; a deleted checkout's jobs are still listed.
+	if _, serr := os.Stat(workspace); workspace != "" && len(list) == 0 && errors.Is(serr, fs.ErrNotExist) {
+		return fault.New(fault.InvalidInput, "workspace.unknown",
+			fmt.Sprintf("--workspace '%s' does not exist and no job names it; `coagent8 jobs` lists every job", workspace)).With("flag", "workspace")
 	}
 	out := []jobLine{}
 	for _, j := range list {
