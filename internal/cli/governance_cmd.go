@@ -118,7 +118,8 @@ func (a *app) governanceShow(w io.Writer) {
 	fmt.Fprintf(w, "Configuration: %s (%s)\n", path, state)
 	f, _ := a.env.Load()
 	if err := f.GovernanceErr(); err != nil {
-		fmt.Fprintf(w, "Governance: INVALID, every turn is refused: %s\n", fault.From(err).Message)
+		// The message itself begins "turns are refused ...": said once.
+		fmt.Fprintf(w, "Governance: INVALID, %s\n", fault.From(err).Message)
 	} else {
 		allow, ask, deny := f.Governance.Lists()
 		for _, l := range []struct {

@@ -112,7 +112,7 @@ func TestGovernanceShowExplicitMissing(t *testing.T) {
 	env := config.FromList([]string{"HOME=" + dir, "COAGENT8_DIR=" + dir, "COAGENT8_CONFIG=" + filepath.Join(dir, "typo.json")})
 	code, out, _ := runCLI(t, env, "", "governance", "show")
 	if code != ExitOK || !strings.Contains(out, "(does not exist (named by COAGENT8_CONFIG))") ||
-		!strings.Contains(out, "Governance: INVALID, every turn is refused: turns are refused: COAGENT8_CONFIG names ~/typo.json") {
+		!strings.Contains(out, "Governance: INVALID, turns are refused: COAGENT8_CONFIG names ~/typo.json") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 }

@@ -92,7 +92,7 @@ func writePriceStatus(w io.Writer, st price.Status) {
 func writeLimits(w io.Writer, env config.Env) {
 	f, _ := env.Load()
 	if err := f.GovernanceErr(); err != nil {
-		fmt.Fprintf(w, "Governance: INVALID, turns are refused: %s\n", fault.From(err).Message)
+		fmt.Fprintf(w, "Governance: INVALID, %s\n", fault.From(err).Message) // the message begins "turns are refused"
 		return
 	}
 	fmt.Fprintf(w, "Governance limits: askAbovePrice %s USD per million output tokens, priceMultiplier %s\n",
