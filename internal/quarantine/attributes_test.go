@@ -48,10 +48,7 @@ func TestBuildGitattributesDriverAsGitReadsIt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, f := range c.Findings {
-				got = append(got, f.Rule+" "+f.Path)
-			}
+			got := findingKeys(c)
 			if want := RuleAttributes + " sub/.gitattributes"; !slices.Contains(got, want) {
 				t.Errorf("findings = %q, want %q\n%s", got, want, c.Patch)
 			}
@@ -80,10 +77,7 @@ func TestBuildCandidateAttributesDoNotShapePatch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, f := range c.Findings {
-				got = append(got, f.Rule+" "+f.Path)
-			}
+			got := findingKeys(c)
 			for _, want := range []string{RuleAttributes + " .gitattributes", RuleCredential + " notes.txt"} {
 				if !slices.Contains(got, want) {
 					t.Errorf("findings = %q, want %q", got, want)
@@ -142,10 +136,7 @@ func TestBuildGitattributesBelowSpacedName(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, f := range c.Findings {
-				got = append(got, f.Rule+" "+f.Path)
-			}
+			got := findingKeys(c)
 			for _, want := range []string{RuleAttributes + " " + p, RuleCredential + " " + p} {
 				if !slices.Contains(got, want) {
 					t.Errorf("findings = %q, want %q", got, want)

@@ -72,3 +72,12 @@ func change(kind candidate.Kind, p string, mode fs.FileMode) candidate.Change {
 
 // ghToken builds a synthetic GitHub token at run time.
 func ghToken() string { return "ghp_" + strings.Repeat("Ab3", 12) }
+
+// findingKeys lists "rule path" of each of c's findings, in order.
+func findingKeys(c *Candidate) []string {
+	var out []string
+	for _, f := range c.Findings {
+		out = append(out, f.Rule+" "+f.Path)
+	}
+	return out
+}

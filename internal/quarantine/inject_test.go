@@ -58,10 +58,7 @@ func TestBuildQuotedGitattributesDriverFound(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, f := range c.Findings {
-				got = append(got, f.Rule+" "+f.Path)
-			}
+			got := findingKeys(c)
 			if want := RuleAttributes + " " + p; !slices.Contains(got, want) {
 				t.Errorf("findings = %q, want %q\n%s", got, want, c.Patch)
 			}
@@ -83,10 +80,7 @@ func TestScanPatchContentLikeHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, f := range c.Findings {
-		got = append(got, f.Rule+" "+f.Path)
-	}
+	got := findingKeys(c)
 	for _, want := range []string{RuleAttributes + " .gitattributes", RuleCredential + " notes.txt"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("findings = %q, want %q\n%s", got, want, c.Patch)
