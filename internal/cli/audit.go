@@ -51,7 +51,7 @@ type decisionLine struct {
 
 func (a *app) audit(cmd *cobra.Command, limit int) error {
 	if limit < 0 {
-		return usageError{fmt.Errorf("--limit %d: use 0 or more", limit)}
+		return badUsage("flag.invalid", "--limit %d: use 0 or more", limit)
 	}
 	dir := a.env.StateDir()
 	key, err := evidence.LoadKey(filepath.Join(dir, "evidence.key"))

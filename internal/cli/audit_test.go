@@ -94,7 +94,7 @@ func TestAuditEmptyAndLimit(t *testing.T) {
 		stderrHead string
 	}{
 		{[]string{"audit"}, ExitOK, "", "coagent8: no security events or decisions recorded in " + dir + "\n"},
-		{[]string{"audit", "--limit", "-1"}, ExitUsage, "", "coagent8: --limit -1: use 0 or more\n"},
+		{[]string{"audit", "--limit", "-1"}, ExitUsage, "", "coagent8: error [INVALID_INPUT] --limit -1: use 0 or more (reason: flag.invalid)\n"},
 		{[]string{"audit", "--limit", "0"}, ExitOK, "", ""},
 	}
 	for _, tt := range tests {

@@ -8,8 +8,8 @@
 //
 // A command's RunE returns one of:
 //   - nil: exit 0;
-//   - usageError: bad flags or arguments, printed as "coagent8: MESSAGE" plus
-//     a help hint, exit 2;
+//   - usageError: bad flags or arguments, an INVALID_INPUT fault (reason
+//     args.* or flag.*) printed as the others are, plus a help hint, exit 2;
 //   - a *fault.Error: printed with its code and reason; the code picks the
 //     exit status (see [app.report]);
 //   - exitError{code, msg}: the command asks for exit status code itself
@@ -21,7 +21,7 @@
 //
 // Errors cobra raises itself (unknown command, wrong argument count, missing
 // required flag) never pass through a RunE; they reach [app.report] as plain
-// errors and are usage errors (exit 2).
+// errors and are usage errors too (INVALID_INPUT, exit 2).
 //
 // Whatever the kind, the printed text is redacted with the diagnostic
 // profile, as the logs are: the home directory appears as "~". A command
@@ -42,6 +42,7 @@ import (
 
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/exitstatus"
+	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/redact"
 	"github.com/coagent8/coagent8/internal/version"
 )
@@ -147,20 +148,59 @@ func usage(w io.Writer, cmd *cobra.Command, err error) int {
 	if cmd != nil {
 		path = cmd.CommandPath()
 	}
-	fmt.Fprintf(w, "coagent8: %v\nRun '%s --help' for usage.\n", err, path)
-	return ExitUsage
+	var ue usageError
+	if !errors.As(err, &ue) {
+		ue = cobraUsage(err)
+	}
+	code, _ := exitstatus.Report(w, ue.fe)
+	fmt.Fprintf(w, "Run '%s --help' for usage.\n", path)
+	return code
 }
 
-// usageError marks bad command-line usage (exit 2).
-type usageError struct{ err error }
+// usageError marks bad command-line usage: an INVALID_INPUT fault with an
+// args.* or flag.* reason (exit 2), printed with the help hint of the
+// command at fault.
+type usageError struct{ fe *fault.Error }
 
-// Error is the flag error without the Go parser's own words: pflag
-// reports `invalid argument "1e99" for "--max-minutes" flag:
-// strconv.ParseInt: parsing "1e99": value out of range`; the user reads
-// `… flag: value out of range`.
-func (u usageError) Error() string { return strconvNoise.ReplaceAllString(u.err.Error(), "") }
+func (u usageError) Error() string { return u.fe.Error() }
+
+// Unwrap is the fault, so errors.As finds it.
+func (u usageError) Unwrap() error { return u.fe }
+
+// badUsage is a usage error with reason and the message format makes.
+func badUsage(reason, format string, args ...any) usageError {
+	return usageError{fault.New(fault.InvalidInput, reason, fmt.Sprintf(format, args...))}
+}
+
+// flagError is a flag the parser refused. Its message is the parser's
+// without the Go parser's own words: pflag reports `invalid argument
+// "1e99" for "--max-minutes" flag: strconv.ParseInt: parsing "1e99": value
+// out of range`; the user reads `… flag: value out of range`.
+func flagError(err error) usageError {
+	msg := strconvNoise.ReplaceAllString(err.Error(), "")
+	reason := "flag.invalid"
+	if strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand flag") {
+		reason = "flag.unknown"
+	}
+	return badUsage(reason, "%s", msg)
+}
 
 var strconvNoise = regexp.MustCompile(`strconv\.Parse\w+: parsing "(?:[^"\\]|\\.)*": `)
+
+// cobraUsage is an error cobra raised itself, outside the validators and
+// the flag error function of this package (a required flag, a flag
+// group), as a usage error.
+func cobraUsage(err error) usageError {
+	msg := err.Error()
+	reason := "args.invalid"
+	switch {
+	case strings.HasPrefix(msg, "required flag"):
+		reason = "flag.missing"
+	case strings.HasPrefix(msg, "if any flags in the group"), strings.HasPrefix(msg, "at least one of the flags"):
+		reason = "flag.conflict"
+	}
+	return badUsage(reason, "%s", msg)
+}
 
 // exitError makes the process exit with its code after printing its
 // message (if any) as "coagent8: msg". It is for commands whose status
@@ -191,7 +231,7 @@ With no arguments it serves MCP over stdio (this is how hosts start it).`,
 			return a.serve(cmd.Context())
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	root.SetIn(a.io.In)
 	root.SetOut(a.io.Out) // before InitDefaultCompletionCmd, which keeps the writer it sees
 	root.SetErr(a.io.Err)

@@ -28,68 +28,86 @@ func testEnv(t *testing.T, extra ...string) config.Env {
 }
 
 // TestUsageErrors: cobra's own errors (unknown command, argument count)
-// and an unknown subcommand of a group are usage errors: one line naming
-// the problem, the help hint of the command at fault, exit 2, nothing on
-// stdout — never the generic internal error.
+// and an unknown subcommand of a group are usage errors: one typed line
+// naming the problem (INVALID_INPUT with an args.* or flag.* reason, as
+// every other refusal is printed; they were untyped "coagent8: MESSAGE"),
+// the help hint of the command at fault, exit 2, nothing on stdout —
+// never the generic internal error.
 func TestUsageErrors(t *testing.T) {
 	tests := []struct {
-		args []string
-		want string // substring of the first stderr line
-		hint string
+		args   []string
+		want   string // substring of the first stderr line's message
+		reason string
+		hint   string
 	}{
-		{[]string{"versoin"}, `unknown command "versoin" for "coagent8"; did you mean version?`, "coagent8"},
-		{[]string{"nonsense"}, `unknown command "nonsense" for "coagent8"`, "coagent8"},
-		{[]string{"pricess"}, `did you mean prices?`, "coagent8"},
-		{[]string{"consult"}, "missing QUESTION", "coagent8 consult"},
-		{[]string{"consult", "a", "b"}, "too many arguments: want QUESTION, got 2", "coagent8 consult"},
-		{[]string{"redact", "FILE"}, `redact takes no arguments (got "FILE")`, "coagent8 redact"},
-		{[]string{"sandbox", "run"}, "missing the command", "coagent8 sandbox run"},
-		{[]string{"gate", "revoke"}, "missing GRANT_ID", "coagent8 gate revoke"},
-		{[]string{"gate", "revoke", "grant-1", "--job", "job-1"}, "not both", "coagent8 gate revoke"},
+		{[]string{"versoin"}, `unknown command "versoin" for "coagent8"; did you mean version?`, "args.unknown_command", "coagent8"},
+		{[]string{"nonsense"}, `unknown command "nonsense" for "coagent8"`, "args.unknown_command", "coagent8"},
+		{[]string{"pricess"}, `did you mean prices?`, "args.unknown_command", "coagent8"},
+		{[]string{"consult"}, "missing QUESTION", "args.missing", "coagent8 consult"},
+		{[]string{"consult", "a", "b"}, "too many arguments: want QUESTION, got 2", "args.extra", "coagent8 consult"},
+		{[]string{"redact", "FILE"}, `redact takes no arguments (got "FILE")`, "args.extra", "coagent8 redact"},
+		{[]string{"sandbox", "run"}, "missing the command", "args.missing", "coagent8 sandbox run"},
+		{[]string{"gate", "revoke"}, "missing GRANT_ID", "args.missing", "coagent8 gate revoke"},
+		{[]string{"gate", "revoke", "grant-1", "--job", "job-1"}, "not both", "args.conflict", "coagent8 gate revoke"},
 		// A command without subcommands takes an extra argument as one,
 		// not as an unknown command; the same validator for every such
 		// command, including those declared with cobra.NoArgs in files
 		// other than this package's tree (gate.go).
-		{[]string{"doctor", "extra"}, `doctor takes no arguments (got "extra")`, "coagent8 doctor"},
-		{[]string{"audit", "extra"}, `audit takes no arguments (got "extra")`, "coagent8 audit"},
-		{[]string{"audit", "a", "b"}, `audit takes no arguments (got "a" and 1 more)`, "coagent8 audit"},
-		{[]string{"audit", "limit"}, `audit takes no arguments (got "limit"); did you mean --limit?`, "coagent8 audit"},
-		{[]string{"version", "x"}, `version takes no arguments (got "x")`, "coagent8 version"},
-		{[]string{"serve", "x"}, `serve takes no arguments (got "x")`, "coagent8 serve"},
-		{[]string{"sandbox", "qualify", "x"}, `sandbox qualify takes no arguments (got "x")`, "coagent8 sandbox qualify"},
-		{[]string{"gate", "serve", "x"}, `gate serve takes no arguments (got "x")`, "coagent8 gate serve"},
-		{[]string{"gate", "grant", "x"}, `gate grant takes no arguments (got "x")`, "coagent8 gate grant"},
-		{[]string{"completion", "bash", "x"}, `completion bash takes no arguments (got "x")`, "coagent8 completion bash"},
-		{[]string{"prices", "show", "extra"}, `prices show takes no arguments (got "extra")`, "coagent8 prices show"},
-		{[]string{"doctor", "\x1b[2Kx"}, `doctor takes no arguments (got "\x1b[2Kx")`, "coagent8 doctor"},
+		{[]string{"doctor", "extra"}, `doctor takes no arguments (got "extra")`, "args.extra", "coagent8 doctor"},
+		{[]string{"audit", "extra"}, `audit takes no arguments (got "extra")`, "args.extra", "coagent8 audit"},
+		{[]string{"audit", "a", "b"}, `audit takes no arguments (got "a" and 1 more)`, "args.extra", "coagent8 audit"},
+		{[]string{"audit", "limit"}, `audit takes no arguments (got "limit"); did you mean --limit?`, "args.extra", "coagent8 audit"},
+		{[]string{"version", "x"}, `version takes no arguments (got "x")`, "args.extra", "coagent8 version"},
+		{[]string{"serve", "x"}, `serve takes no arguments (got "x")`, "args.extra", "coagent8 serve"},
+		{[]string{"sandbox", "qualify", "x"}, `sandbox qualify takes no arguments (got "x")`, "args.extra", "coagent8 sandbox qualify"},
+		{[]string{"gate", "serve", "x"}, `gate serve takes no arguments (got "x")`, "args.extra", "coagent8 gate serve"},
+		{[]string{"gate", "grant", "x"}, `gate grant takes no arguments (got "x")`, "args.extra", "coagent8 gate grant"},
+		{[]string{"completion", "bash", "x"}, `completion bash takes no arguments (got "x")`, "args.extra", "coagent8 completion bash"},
+		{[]string{"prices", "show", "extra"}, `prices show takes no arguments (got "extra")`, "args.extra", "coagent8 prices show"},
+		{[]string{"doctor", "\x1b[2Kx"}, `doctor takes no arguments (got "\x1b[2Kx")`, "args.extra", "coagent8 doctor"},
 		// One positional argument: the same "missing NAME" as consult's,
 		// and an extra one is named.
-		{[]string{"admit"}, "missing JOB", "coagent8 admit"},
-		{[]string{"reject"}, "missing JOB", "coagent8 reject"},
-		{[]string{"quarantine"}, "missing JOB", "coagent8 quarantine"},
-		{[]string{"admit", "j1", "j2"}, `too many arguments: want JOB, got 2 (extra "j2"; quote`, "coagent8 admit"},
-		{[]string{"reject", "j1", "j2", "j3"}, `too many arguments: want JOB, got 3 (extra "j2" and 1 more; quote`, "coagent8 reject"},
-		{[]string{"quarantine", "j1", "j2"}, `too many arguments: want JOB, got 2 (extra "j2"; quote`, "coagent8 quarantine"},
-		{[]string{"jobs", "j1", "j2"}, `too many arguments: want JOB, got 2 (extra "j2"; quote`, "coagent8 jobs"},
-		{[]string{"gate", "revoke", "g1", "g2"}, `too many arguments: want GRANT_ID, got 2 (extra "g2"; quote`, "coagent8 gate revoke"},
-		{[]string{"consult", "a", "b"}, `(extra "b"; quote an argument that contains spaces)`, "coagent8 consult"},
-		{[]string{"prices", "bogus"}, `unknown command "bogus" for "coagent8 prices"`, "coagent8 prices"},
-		{[]string{"gate", "bogus"}, `unknown command "bogus" for "coagent8 gate"`, "coagent8 gate"},
-		{[]string{"sandbox", "bogus"}, `unknown command "bogus" for "coagent8 sandbox"`, "coagent8 sandbox"},
-		{[]string{"completion", "bogus"}, `unknown command "bogus" for "coagent8 completion"`, "coagent8 completion"},
-		{[]string{"audit", "--limit", "x"}, `invalid argument "x" for "--limit" flag: invalid syntax`, "coagent8 audit"},
+		{[]string{"admit"}, "missing JOB", "args.missing", "coagent8 admit"},
+		{[]string{"reject"}, "missing JOB", "args.missing", "coagent8 reject"},
+		{[]string{"quarantine"}, "missing JOB", "args.missing", "coagent8 quarantine"},
+		{[]string{"admit", "j1", "j2"}, `too many arguments: want JOB, got 2 (extra "j2"; quote`, "args.extra", "coagent8 admit"},
+		{[]string{"reject", "j1", "j2", "j3"}, `too many arguments: want JOB, got 3 (extra "j2" and 1 more; quote`, "args.extra", "coagent8 reject"},
+		{[]string{"quarantine", "j1", "j2"}, `too many arguments: want JOB, got 2 (extra "j2"; quote`, "args.extra", "coagent8 quarantine"},
+		{[]string{"jobs", "j1", "j2"}, `too many arguments: want JOB, got 2 (extra "j2"; quote`, "args.extra", "coagent8 jobs"},
+		{[]string{"gate", "revoke", "g1", "g2"}, `too many arguments: want GRANT_ID, got 2 (extra "g2"; quote`, "args.extra", "coagent8 gate revoke"},
+		{[]string{"consult", "a", "b"}, `(extra "b"; quote an argument that contains spaces)`, "args.extra", "coagent8 consult"},
+		{[]string{"prices", "bogus"}, `unknown command "bogus" for "coagent8 prices"`, "args.unknown_command", "coagent8 prices"},
+		{[]string{"gate", "bogus"}, `unknown command "bogus" for "coagent8 gate"`, "args.unknown_command", "coagent8 gate"},
+		{[]string{"sandbox", "bogus"}, `unknown command "bogus" for "coagent8 sandbox"`, "args.unknown_command", "coagent8 sandbox"},
+		{[]string{"completion", "bogus"}, `unknown command "bogus" for "coagent8 completion"`, "args.unknown_command", "coagent8 completion"},
+		{[]string{"audit", "--limit", "x"}, `invalid argument "x" for "--limit" flag: invalid syntax`, "flag.invalid", "coagent8 audit"},
 		// The Go parser's own words are not the user's (no "strconv.ParseInt: parsing …").
-		{[]string{"delegate", "--max-minutes", "99999999999999999999", "t"}, `invalid argument "99999999999999999999" for "--max-minutes" flag: value out of range`, "coagent8 delegate"},
-		{[]string{"--no-such-flag"}, "unknown flag: --no-such-flag", "coagent8"},
+		{[]string{"delegate", "--max-minutes", "99999999999999999999", "t"}, `invalid argument "99999999999999999999" for "--max-minutes" flag: value out of range`, "flag.invalid", "coagent8 delegate"},
+		{[]string{"--no-such-flag"}, "unknown flag: --no-such-flag", "flag.unknown", "coagent8"},
+		// The command's own checks of its arguments and flags.
+		{[]string{"sandbox", "run", "--", "ls"}, `the command "ls": give its absolute path (there is no PATH lookup)`, "sandbox.path", "coagent8 sandbox run"},
+		{[]string{"sandbox", "run", "--input", ".", "--", "/bin/true"}, `--input ".": must be an absolute path`, "sandbox.path", "coagent8 sandbox run"},
+		{[]string{"sandbox", "run", "x", "--", "/bin/true"}, "put the command after --", "args.misplaced", "coagent8 sandbox run"},
+		{[]string{"audit", "--limit", "-1"}, "--limit -1: use 0 or more", "flag.invalid", "coagent8 audit"},
+		{[]string{"operator", "--port", "70000"}, "--port 70000: use 0 to 65535", "flag.invalid", "coagent8 operator"},
+		{[]string{"prices", "refresh", "--url", "ftp://x"}, "--url must be an http(s) URL", "flag.invalid", "coagent8 prices refresh"},
+		{[]string{"consult", "--effort", "x", "q"}, `--effort "x": use none`, "flag.invalid", "coagent8 consult"},
+		{[]string{"consult", " "}, "the question is empty", "args.empty", "coagent8 consult"},
+		{[]string{"governance", "ask", "bad;id"}, `model id "bad;id" is not valid`, "model.invalid", "coagent8 governance ask"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			code, out, errs := runCLI(t, testEnv(t), "", tt.args...)
 			lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
-			wantHint := "Run '" + tt.hint + " --help' for usage."
-			if code != ExitUsage || out != "" || len(lines) != 2 || !strings.HasPrefix(lines[0], "coagent8: ") ||
-				!strings.Contains(lines[0], tt.want) || lines[1] != wantHint {
-				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d, %q then %q", code, out, errs, ExitUsage, tt.want, wantHint)
+			first, hint := lines[0], ""
+			if len(lines) == 2 {
+				hint = lines[1]
+			}
+			typed := strings.HasPrefix(first, "coagent8: error [INVALID_INPUT] ") && strings.HasSuffix(first, " (reason: "+tt.reason+")")
+			got := []any{code, out, len(lines), typed, strings.Contains(first, tt.want), hint}
+			want := []any{ExitUsage, "", 2, true, true, "Run '" + tt.hint + " --help' for usage."}
+			if !cmp.Equal(got, want) {
+				t.Errorf("got %v, want %v; stderr %q (want %q, reason %s)", got, want, errs, tt.want, tt.reason)
 			}
 			if strings.Contains(errs, "internal error") {
 				t.Errorf("usage error reported as internal: %q", errs)

@@ -50,7 +50,7 @@ func newConsultCmd(a *app) *cobra.Command {
 
 func (a *app) consult(cmd *cobra.Command, o *consultOptions, question string) error {
 	if err := o.validate(); err != nil {
-		return usageError{err}
+		return err
 	}
 	if question == "-" {
 		b, err := io.ReadAll(io.LimitReader(a.io.In, 4<<20+1))
@@ -60,7 +60,7 @@ func (a *app) consult(cmd *cobra.Command, o *consultOptions, question string) er
 		question = string(b)
 	}
 	if strings.TrimSpace(question) == "" {
-		return usageError{fmt.Errorf("the question is empty")}
+		return badUsage("args.empty", "the question is empty")
 	}
 	ws, err := a.consultWorkspace(o.workspace)
 	if err != nil {

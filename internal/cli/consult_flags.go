@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,17 +27,18 @@ const (
 )
 
 // validate checks the flags alone (no file system, no backend), so a bad
-// flag is reported before the workspace and the backend are looked at.
+// flag is reported before the workspace and the backend are looked at; a
+// bad one is a usage error (flag.invalid).
 func (o *consultOptions) validate() error {
 	switch {
 	case !slices.Contains(sessionModes, o.mode):
-		return fmt.Errorf("--session-mode %q: use %s", o.mode, orList(sessionModes))
+		return badUsage("flag.invalid", "--session-mode %q: use %s", o.mode, orList(sessionModes))
 	case o.taskType != "" && !turn.ValidTaskType(o.taskType):
-		return fmt.Errorf("--task-type %q: use %s, or omit it", o.taskType, orList(taskTypes))
+		return badUsage("flag.invalid", "--task-type %q: use %s, or omit it", o.taskType, orList(taskTypes))
 	case o.effort != "" && adapter.ValidEffort(o.effort) != nil:
-		return fmt.Errorf("--effort %q: use %s", o.effort, orList(efforts))
+		return badUsage("flag.invalid", "--effort %q: use %s", o.effort, orList(efforts))
 	case o.timeout != 0 && (o.timeout < minConsultTimeout || o.timeout > maxConsultTimeout):
-		return fmt.Errorf("--timeout %s: use 100ms to 30m, or 0 for the default (15m)", o.timeout)
+		return badUsage("flag.invalid", "--timeout %s: use 100ms to 30m, or 0 for the default (15m)", o.timeout)
 	}
 	for _, f := range o.files {
 		if err := contextFile(f); err != nil {
@@ -54,11 +53,11 @@ func (o *consultOptions) validate() error {
 // given relative to it.
 func contextFile(f string) error {
 	if f == "" {
-		return fmt.Errorf("--file is empty")
+		return badUsage("flag.invalid", "--file is empty")
 	}
 	if err := turn.ContextFile(f); err != nil {
 		// Same rule as the MCP tool's context_files; name the flag.
-		return errors.New(strings.Replace(fault.From(err).Message, "context file ", "--file ", 1))
+		return badUsage("flag.invalid", "%s", strings.Replace(fault.From(err).Message, "context file ", "--file ", 1))
 	}
 	return nil
 }

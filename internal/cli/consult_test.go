@@ -36,7 +36,7 @@ func TestConsultFlagErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append(append([]string{"consult", "--workspace", ws}, tt.args...), "question")
 			code, out, errs := runCLI(t, testEnv(t), "", args...)
-			if code != ExitUsage || out != "" || !strings.HasPrefix(errs, "coagent8: "+tt.want) {
+			if code != ExitUsage || out != "" || !strings.HasPrefix(errs, "coagent8: error [INVALID_INPUT] "+tt.want) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and %q", code, out, errs, ExitUsage, tt.want)
 			}
 		})
@@ -92,11 +92,11 @@ func TestConsultValidFlags(t *testing.T) {
 // read or the question is checked.
 func TestConsultFlagBeforeQuestion(t *testing.T) {
 	code, _, errs := runCLI(t, testEnv(t), "   ", "consult", "--effort", "x", "-")
-	if code != ExitUsage || !strings.HasPrefix(errs, `coagent8: --effort "x"`) {
+	if code != ExitUsage || !strings.HasPrefix(errs, `coagent8: error [INVALID_INPUT] --effort "x"`) {
 		t.Errorf("exit %d, stderr %q; want the --effort error", code, errs)
 	}
 	code, _, errs = runCLI(t, testEnv(t), "   ", "consult", "-")
-	if code != ExitUsage || !strings.HasPrefix(errs, "coagent8: the question is empty") {
+	if code != ExitUsage || !strings.HasPrefix(errs, "coagent8: error [INVALID_INPUT] the question is empty") {
 		t.Errorf("exit %d, stderr %q; want the empty question", code, errs)
 	}
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -28,9 +27,9 @@ func newGateRevokeCmd(a *app) *cobra.Command {
 			case job == "" && len(args) == 1:
 				return a.gateByID(cmd.Context(), "revoke", args[0])
 			case job == "":
-				return usageError{errors.New("missing GRANT_ID (or --job JOB for every grant of a job)")}
+				return badUsage("args.missing", "missing GRANT_ID (or --job JOB for every grant of a job)")
 			}
-			return usageError{errors.New("gate revoke takes a GRANT_ID or --job JOB, not both")}
+			return badUsage("args.conflict", "gate revoke takes a GRANT_ID or --job JOB, not both")
 		},
 	}
 	c.Flags().StringVar(&job, "job", "", "revoke every live grant of this job")

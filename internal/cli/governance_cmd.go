@@ -75,7 +75,7 @@ func (a *app) governanceRule(list, model string) error {
 	changed, err := config.SetModelRule(path, list, model)
 	var fe *fault.Error
 	if errors.As(err, &fe) && fe.Code == fault.InvalidInput {
-		return usageError{errors.New(fe.Message)}
+		return usageError{fe}
 	}
 	if err != nil {
 		return fault.Wrap(fault.ProcessError, "governance.write_failed",

@@ -94,7 +94,7 @@ func TestGovernanceUsage(t *testing.T) {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			env := testEnv(t)
 			code, out, errs := runCLI(t, env, "", tt.args...)
-			want := "coagent8: " + tt.want
+			want := "coagent8: error [INVALID_INPUT] " + tt.want
 			if code != ExitUsage || out != "" || !strings.HasPrefix(errs, want) || !strings.Contains(errs, "Run '"+tt.hint+" --help'") {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out, errs, want)
 			}

@@ -73,7 +73,7 @@ func newOperatorCredentialCmd(a *app) *cobra.Command {
 
 func (a *app) operator(ctx context.Context, address string, port int) error {
 	if port < 0 || port > 65535 {
-		return usageError{fmt.Errorf("--port %d: use 0 to 65535", port)}
+		return badUsage("flag.invalid", "--port %d: use 0 to 65535", port)
 	}
 	ln, err := operator.Listen(net.JoinHostPort(address, strconv.Itoa(port)))
 	if err != nil {

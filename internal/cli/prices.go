@@ -40,7 +40,7 @@ func newPricesRefreshCmd(a *app) *cobra.Command {
 
 func (a *app) pricesRefresh(cmd *cobra.Command, from string) error {
 	if u, err := url.Parse(from); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return usageError{fmt.Errorf("--url must be an http(s) URL")}
+		return badUsage("flag.invalid", "--url must be an http(s) URL")
 	}
 	client := &http.Client{Timeout: 60 * time.Second}
 	c, err := price.Refresh(cmd.Context(), client, from)

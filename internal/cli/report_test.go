@@ -29,7 +29,7 @@ func TestTerminalErrorsShowHomeAsTilde(t *testing.T) {
 		code int
 		want string // substring of stderr
 	}{
-		{"usage error naming a file", []string{"governance", "allow", "claude-sonnet-5-5"}, ExitUsage, "coagent8: ~/config.json was not changed"},
+		{"usage error naming a file", []string{"governance", "allow", "claude-sonnet-5-5"}, ExitUsage, "coagent8: error [INVALID_INPUT] ~/config.json was not changed"},
 		{"typed refusal", []string{"consult", "--workspace", filepath.Join(home, "proj"), "q"}, ExitUsage,
 			"[INVALID_INPUT] Validation Error: The specified workspace path does not exist: '~/proj'"},
 		{"flag error", []string{"delegate", "--max-usd", filepath.Join(home, "usd"), "t"}, ExitUsage, `invalid argument "~/usd" for "--max-usd" flag`},

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -26,18 +25,18 @@ func newSandboxRunCmd(a *app) *cobra.Command {
 		Long:  sandboxrun.Long,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return fmt.Errorf("missing the command: put its absolute path and arguments after --")
+				return badUsage("args.missing", "missing the command: put its absolute path and arguments after --")
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() != 0 {
-				return usageError{fmt.Errorf("put the command after --")}
+				return badUsage("args.misplaced", "put the command after --")
 			}
 			err := sandboxrun.Run(cmd.Context(), a.env, a.io.Out, a.io.Err, o, args)
 			var ue sandboxrun.UsageError
 			if errors.As(err, &ue) {
-				return usageError{ue.Err}
+				return badUsage(ue.Reason, "%s", ue.Err)
 			}
 			return err
 		},

@@ -158,7 +158,7 @@ func TestSandboxRunExitStatus(t *testing.T) {
 		})
 	}
 	_, _, errs := runSandboxCLI(t, env, "run", "--input", "/nonexistent-c8", "--", "/usr/bin/true")
-	if !strings.HasPrefix(errs, `coagent8: --input "/nonexistent-c8": no such file or directory`) {
+	if !strings.HasPrefix(errs, `coagent8: error [INVALID_INPUT] --input "/nonexistent-c8": no such file or directory (reason: sandbox.path)`) {
 		t.Errorf("missing --input: stderr %q; want the flag and the path named", errs)
 	}
 }

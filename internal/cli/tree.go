@@ -57,17 +57,18 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
+	const reason = "args.unknown_command"
 	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
-	if err := flagHint(cmd, args[0], msg); err != nil {
+	if err := flagHint(cmd, args[0], reason, msg); err != nil {
 		return err
 	}
 	if cmd.SuggestionsMinimumDistance <= 0 {
 		cmd.SuggestionsMinimumDistance = 2 // cobra's default, applied only on its own path
 	}
 	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-		return fmt.Errorf("%s; did you mean %s?", msg, strings.Join(s, " or "))
+		return badUsage(reason, "%s; did you mean %s?", msg, strings.Join(s, " or "))
 	}
-	return errors.New(msg)
+	return badUsage(reason, "%s", msg)
 }
 
 // isCobraNoArgs reports whether args is cobra.NoArgs (functions compare
@@ -85,17 +86,18 @@ func takesNoArgs(cmd *cobra.Command, args []string) error {
 		return nil
 	}
 	msg := fmt.Sprintf("%s takes no arguments (got %s)", commandName(cmd), quoteArgs(args))
-	if err := flagHint(cmd, args[0], msg); err != nil {
+	if err := flagHint(cmd, args[0], "args.extra", msg); err != nil {
 		return err
 	}
-	return errors.New(msg)
+	return badUsage("args.extra", "%s", msg)
 }
 
-// flagHint is msg suggesting the flag when arg names one of cmd's flags
-// without its dashes (`doctor json`: did you mean --json?), else nil.
-func flagHint(cmd *cobra.Command, arg, msg string) error {
+// flagHint is the usage error msg (with reason) suggesting the flag when
+// arg names one of cmd's flags without its dashes (`doctor json`: did you
+// mean --json?), else nil.
+func flagHint(cmd *cobra.Command, arg, reason, msg string) error {
 	if f := cmd.Flags().Lookup(arg); f != nil {
-		return fmt.Errorf("%s; did you mean --%s?", msg, f.Name)
+		return badUsage(reason, "%s; did you mean --%s?", msg, f.Name)
 	}
 	return nil
 }
@@ -120,7 +122,7 @@ func quoteArgs(args []string) string {
 func wantArgs(names ...string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		if len(args) < len(names) {
-			return fmt.Errorf("missing %s", names[len(args)])
+			return badUsage("args.missing", "missing %s", names[len(args)])
 		}
 		return tooManyArgs(names, args)
 	}
@@ -138,6 +140,6 @@ func tooManyArgs(names, args []string) error {
 	if len(args) <= len(names) {
 		return nil
 	}
-	return fmt.Errorf("too many arguments: want %s, got %d (extra %s; quote an argument that contains spaces)",
+	return badUsage("args.extra", "too many arguments: want %s, got %d (extra %s; quote an argument that contains spaces)",
 		strings.Join(names, " "), len(args), quoteArgs(args[len(names):]))
 }

@@ -31,20 +31,23 @@ func checkHostPaths(o Options, command string) error {
 				}
 			}
 		}
-		return UsageError{errors.New(msg)}
+		return UsageError{reasonPath, errors.New(msg)}
 	}
 	return hostPathExists("the command", command)
 }
+
+// reasonPath is the sandbox admission's reason for a host path it refuses.
+const reasonPath = "sandbox.path"
 
 func hostPathExists(what, path string) error {
 	if path == "" {
 		return nil
 	}
 	if !filepath.IsAbs(path) {
-		return UsageError{fmt.Errorf("%s %q: must be an absolute path", what, path)}
+		return UsageError{reasonPath, fmt.Errorf("%s %q: must be an absolute path", what, path)}
 	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return UsageError{fmt.Errorf("%s %q: no such file or directory", what, path)}
+		return UsageError{reasonPath, fmt.Errorf("%s %q: no such file or directory", what, path)}
 	}
 	return nil
 }

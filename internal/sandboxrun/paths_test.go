@@ -11,8 +11,8 @@ import (
 )
 
 // TestCheckHostPaths: relative or missing host paths are usage errors that
-// name the flag and the path; a relative command gets its absolute path
-// suggested.
+// name the flag and the path, with the sandbox admission's reason for them
+// (sandbox.path); a relative command gets its absolute path suggested.
 func TestCheckHostPaths(t *testing.T) {
 	dir := t.TempDir()
 	for _, tt := range []struct {
@@ -36,8 +36,8 @@ func TestCheckHostPaths(t *testing.T) {
 			switch {
 			case tt.want == "" && err != nil:
 				t.Errorf("refused: %v", err)
-			case tt.want != "" && (!errors.As(err, &ue) || err.Error() != tt.want):
-				t.Errorf("err = %v; want usage error %q", err, tt.want)
+			case tt.want != "" && (!errors.As(err, &ue) || err.Error() != tt.want || ue.Reason != "sandbox.path"):
+				t.Errorf("err = %v (reason %q); want usage error %q, reason sandbox.path", err, ue.Reason, tt.want)
 			}
 		})
 	}
@@ -55,7 +55,7 @@ func TestReceiptFile(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "missing-dir", "r.json")
 	_, err := openReceipt(bad)
 	var ue UsageError
-	if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), `--receipt "`+bad+`": `) {
+	if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), `--receipt "`+bad+`": `) || ue.Reason != "sandbox.receipt" {
 		t.Errorf("openReceipt(%s) = %v; want a usage error naming the flag and path", bad, err)
 	}
 	if f, err := openReceipt(""); f != nil || err != nil {

@@ -83,8 +83,14 @@ func Flags(f *pflag.FlagSet, o *Options) {
 }
 
 // UsageError is a bad flag value or a missing host path, found before
-// anything ran (the caller prints it with a usage hint, exit 2).
-type UsageError struct{ Err error }
+// anything ran (the caller prints it as an INVALID_INPUT fault with
+// Reason and a usage hint, exit 2). Reason is the sandbox admission's own
+// for the same fault (sandbox.path: a host path that is not absolute or
+// does not exist), so the early check and the admission name it alike.
+type UsageError struct {
+	Reason string
+	Err    error
+}
 
 func (u UsageError) Error() string { return u.Err.Error() }
 
@@ -147,7 +153,7 @@ func openReceipt(path string) (*os.File, error) {
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		return nil, UsageError{fmt.Errorf("--receipt %q: %w", path, errors.Unwrap(err))}
+		return nil, UsageError{"sandbox.receipt", fmt.Errorf("--receipt %q: %w", path, errors.Unwrap(err))}
 	}
 	return f, nil
 }
