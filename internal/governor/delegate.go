@@ -306,10 +306,11 @@ func gateCredential(cfg config.File, env config.Env, backend string) error {
 	// The gate parses every reference when it opens, after the question:
 	// one it will refuse ("env:", "file:rel", any provider's) is refused
 	// here. ParseRef never quotes its input.
-	owner := map[string]string{}
+	owner, refs := map[string]string{}, map[string]secret.Ref{}
 	for _, name := range slices.Sorted(maps.Keys(creds)) {
 		key := "gate.credentials." + name
-		if _, err := secret.ParseRef(creds[name]); err != nil {
+		ref, err := secret.ParseRef(creds[name])
+		if err != nil {
 			return fault.Wrap(fault.InvalidInput, "config.gate", "delegate jobs are refused until the gate section of the coagent8 configuration is fixed: "+
 				key+" must be env:NAME or file:/abs/path (a clean absolute path)", err).With("key", key)
 		}
@@ -317,11 +318,11 @@ func gateCredential(cfg config.File, env config.Env, backend string) error {
 			return fault.New(fault.InvalidInput, "config.gate", "delegate jobs are refused until the gate section of the coagent8 configuration is fixed: "+
 				"gate.credentials."+other+" and "+key+" declare the same reference; a credential belongs to one provider").With("key", key)
 		}
-		owner[creds[name]] = name
+		owner[creds[name]], refs[name] = name, ref
 	}
 	p := delegation.Runtime{Backend: backend}.Provider()
 	if creds[string(p)] != "" {
-		return resolvable(env, creds[string(p)], backend, string(p))
+		return resolvable(env, refs[string(p)], backend, string(p))
 	}
 	return fault.New(fault.AuthRequired, ReasonNoCredential, fmt.Sprintf(
 		"a %s delegate job sends its model requests to %s through coagent8's gate, which has no credential for it: "+
@@ -329,16 +330,13 @@ func gateCredential(cfg config.File, env config.Env, backend string) error {
 		backend, p, p)).With("provider", string(p))
 }
 
-// resolvable refuses a job whose provider's declared reference (parsed
-// already) cannot be read now: AUTH_REQUIRED [ReasonCredentialUnresolved]
+// resolvable refuses a job whose provider's declared reference ref
+// cannot be read now: AUTH_REQUIRED [ReasonCredentialUnresolved]
 // naming the reference, never a value. The job's gate is this process's,
 // over the same environment, and resolves the reference the same way on
 // every request; the value read here is dropped at once.
-func resolvable(env config.Env, declared, backend, provider string) error {
-	ref, err := secret.ParseRef(declared)
-	if err == nil {
-		_, err = secret.Resolver{Env: env}.Resolve(ref)
-	}
+func resolvable(env config.Env, ref secret.Ref, backend, provider string) error {
+	_, err := secret.Resolver{Env: env}.Resolve(ref)
 	if err == nil {
 		return nil
 	}
