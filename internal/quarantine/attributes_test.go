@@ -1,14 +1,11 @@
 package quarantine
 
 import (
-	"context"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/coagent8/coagent8/internal/candidate"
 )
 
 // TestBuildGitattributesDriverAsGitReadsIt: every .gitattributes whose
@@ -43,11 +40,7 @@ func TestBuildGitattributesDriverAsGitReadsIt(t *testing.T) {
 			up := t.TempDir()
 			writeFile(t, up, "sub/.gitattributes", tc.content)
 			writeFile(t, filepath.Join(up, "sub"), tc.file, "x\n")
-			c, err := Build(context.Background(), Input{Repo: repo, Base: base, Upper: up, Changes: []candidate.Change{
-				change(candidate.Added, "sub/.gitattributes", 0o644), change(candidate.Added, "sub/"+tc.file, 0o644)}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := buildAdded(t, repo, base, up, "sub/.gitattributes", "sub/"+tc.file)
 			got := findingKeys(c)
 			if want := RuleAttributes + " sub/.gitattributes"; !slices.Contains(got, want) {
 				t.Errorf("findings = %q, want %q\n%s", got, want, c.Patch)
@@ -72,11 +65,7 @@ func TestBuildCandidateAttributesDoNotShapePatch(t *testing.T) {
 			up := t.TempDir()
 			writeFile(t, up, ".gitattributes", attrs)
 			writeFile(t, up, "notes.txt", "token "+ghToken()+"\n")
-			c, err := Build(context.Background(), Input{Repo: repo, Base: base, Upper: up, Changes: []candidate.Change{
-				change(candidate.Added, ".gitattributes", 0o644), change(candidate.Added, "notes.txt", 0o644)}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := buildAdded(t, repo, base, up, ".gitattributes", "notes.txt")
 			got := findingKeys(c)
 			for _, want := range []string{RuleAttributes + " .gitattributes", RuleCredential + " notes.txt"} {
 				if !slices.Contains(got, want) {
@@ -101,11 +90,7 @@ func TestBuildCredentialInName(t *testing.T) {
 		t.Run(p[:8], func(t *testing.T) {
 			up := t.TempDir()
 			writeFile(t, up, p, "harmless\n")
-			c, err := Build(context.Background(), Input{Repo: repo, Base: base, Upper: up,
-				Changes: []candidate.Change{change(candidate.Added, p, 0o644)}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := buildAdded(t, repo, base, up, p)
 			var got []string
 			for _, f := range c.Findings {
 				got = append(got, f.Rule)
@@ -131,11 +116,7 @@ func TestBuildGitattributesBelowSpacedName(t *testing.T) {
 		t.Run(p, func(t *testing.T) {
 			up := t.TempDir()
 			writeFile(t, up, p, "* filter=evil\nkey "+ghToken()+"\n")
-			c, err := Build(context.Background(), Input{Repo: repo, Base: base, Upper: up,
-				Changes: []candidate.Change{change(candidate.Added, p, 0o644)}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := buildAdded(t, repo, base, up, p)
 			got := findingKeys(c)
 			for _, want := range []string{RuleAttributes + " " + p, RuleCredential + " " + p} {
 				if !slices.Contains(got, want) {

@@ -81,3 +81,18 @@ func findingKeys(c *Candidate) []string {
 	}
 	return out
 }
+
+// buildAdded builds the candidate whose changes are paths, each added
+// (0644) in upper up over base.
+func buildAdded(t testing.TB, repo *gitrepo.Repo, base, up string, paths ...string) *Candidate {
+	t.Helper()
+	var changes []candidate.Change
+	for _, p := range paths {
+		changes = append(changes, change(candidate.Added, p, 0o644))
+	}
+	c, err := Build(context.Background(), Input{Repo: repo, Base: base, Upper: up, Changes: changes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

@@ -53,11 +53,7 @@ func TestBuildQuotedGitattributesDriverFound(t *testing.T) {
 			up := t.TempDir()
 			p := dir + "/.gitattributes"
 			writeFile(t, up, p, "* filter=evil\n")
-			c, err := Build(context.Background(), Input{Repo: repo, Base: base, Upper: up,
-				Changes: []candidate.Change{change(candidate.Added, p, 0o644)}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := buildAdded(t, repo, base, up, p)
 			got := findingKeys(c)
 			if want := RuleAttributes + " " + p; !slices.Contains(got, want) {
 				t.Errorf("findings = %q, want %q\n%s", got, want, c.Patch)
@@ -75,11 +71,7 @@ func TestScanPatchContentLikeHeader(t *testing.T) {
 	up := t.TempDir()
 	writeFile(t, up, ".gitattributes", "++ b/notes.txt\n* filter=evil\n")
 	writeFile(t, up, "notes.txt", "++ b/"+ghToken()+"\n")
-	c, err := Build(context.Background(), Input{Repo: repo, Base: base, Upper: up, Changes: []candidate.Change{
-		change(candidate.Added, ".gitattributes", 0o644), change(candidate.Added, "notes.txt", 0o644)}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := buildAdded(t, repo, base, up, ".gitattributes", "notes.txt")
 	got := findingKeys(c)
 	for _, want := range []string{RuleAttributes + " .gitattributes", RuleCredential + " notes.txt"} {
 		if !slices.Contains(got, want) {
