@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
+
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/policy"
 )
@@ -189,7 +191,7 @@ func misspelt(top map[string]json.RawMessage) []typoError {
 			continue
 		}
 		for _, known := range topKeys {
-			if strings.EqualFold(k, known) || editDistance(strings.ToLower(k), strings.ToLower(known)) <= maxEdits(known) {
+			if strings.EqualFold(k, known) || levenshtein.ComputeDistance(strings.ToLower(k), strings.ToLower(known)) <= maxEdits(known) {
 				out = append(out, typoError{&KeyError{Key: k, Problem: fmt.Sprintf("unknown top-level key: did you mean %q?", known)}, known})
 				break
 			}
@@ -206,28 +208,6 @@ func maxEdits(known string) int {
 		return 1
 	}
 	return 2
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes (keys are
-// ASCII; anything else only counts as more edits).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // schemaErr reports a schemaVersion other than 1; an absent one is 1.
