@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -227,7 +226,7 @@ func ending(res delegation.Result, runErr error, cancelled, timedOut bool) (stat
 		// not the agent, ended the job (newcomer report: $1 jobs ended
 		// only "delegate.agent_exited").
 		return job.Failed, ReasonBudgetBelowRequest, true
-	case !res.Receipt.Exit.Success() && (exhausted(res.Grant) || strings.HasPrefix(res.Grant.LastRefusal, "budget.")):
+	case !res.Receipt.Exit.Success() && (exhausted(res.Grant) || usedUp(res.Grant.LastRefusal)):
 		// The gate refused the agent's next request for its budget and
 		// the agent gave up: the job ended by its budget (the receipt has
 		// the counters).
@@ -242,6 +241,17 @@ func ending(res delegation.Result, runErr error, cancelled, timedOut bool) (stat
 // reserves more than the grant's whole budget.
 func belowRequest(reason string) bool {
 	return reason == gate.ReasonRequestSpend || reason == gate.ReasonRequestTokens
+}
+
+// usedUp reports whether the gate's refusal reason says the grant's
+// budget is used up. budget.reserved is not: it passes once requests in
+// flight settle, so an agent that gave up after it ended on its own.
+func usedUp(reason string) bool {
+	switch reason {
+	case gate.ReasonBudgetRequests, gate.ReasonBudgetTokens, gate.ReasonBudgetSpend:
+		return true
+	}
+	return false
 }
 
 // AgentEndedReason is the reason of a job whose agent ended unsuccessfully
