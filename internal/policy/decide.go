@@ -111,12 +111,13 @@ func decideLists(r Rules, d Decision) (Decision, bool) {
 		ids    []string
 		effect Effect
 		reason string
+		loose  bool // dot and dash versions are one id (see firstCover)
 	}{
-		{"deny", r.deny, Deny, ReasonDenyRule},
-		{"ask", r.ask, Ask, ReasonAskRule},
-		{"allow", r.allow, Allow, ReasonAllowRule},
+		{"deny", r.deny, Deny, ReasonDenyRule, true},
+		{"ask", r.ask, Ask, ReasonAskRule, true},
+		{"allow", r.allow, Allow, ReasonAllowRule, false},
 	} {
-		if id, ok := firstCover(l.ids, d.Model); ok {
+		if id, ok := firstCover(l.ids, d.Model, l.loose); ok {
 			return d.with(l.effect, fmt.Sprintf("governance.models.%s[%q]", l.name, id), l.reason), true
 		}
 	}

@@ -98,6 +98,19 @@ func TestDecide(t *testing.T) {
 			outcome{"deny", ReasonDenyRule, `governance.models.deny["gpt-5.2-codex"]`, "gpt-5.2-codex-high", "none", "", false}},
 		{"deny covers :xhigh", RulesConfig{Deny: []string{"gpt-5.2-codex"}}, with(), Input{Requested: "gpt-5.2-codex:xhigh", Default: "def"},
 			outcome{"deny", ReasonDenyRule, `governance.models.deny["gpt-5.2-codex"]`, "gpt-5.2-codex:xhigh", "none", "", false}},
+		// Dot and dash versions are one id for deny and ask, never for
+		// allow (newcomer report: deny "claude-opus-4.7" let
+		// claude-opus-4-7 run).
+		{"deny dot covers dash", RulesConfig{Deny: []string{"claude-opus-4.7"}}, with(), Input{Requested: "claude-opus-4-7", Default: "def"},
+			outcome{"deny", ReasonDenyRule, `governance.models.deny["claude-opus-4.7"]`, "claude-opus-4-7", "none", "", false}},
+		{"deny dash covers dot, effort too", RulesConfig{Deny: []string{"gpt-5-2"}}, with(), Input{Requested: "gpt-5.2-high", Default: "def"},
+			outcome{"deny", ReasonDenyRule, `governance.models.deny["gpt-5-2"]`, "gpt-5.2-high", "none", "", false}},
+		{"ask dot covers dash", RulesConfig{Ask: []string{"claude-opus-4.7"}}, with("claude-opus-4-7=1"), Input{Requested: "claude-opus-4-7", Default: "def"},
+			outcome{"ask", ReasonAskRule, `governance.models.ask["claude-opus-4.7"]`, "claude-opus-4-7", "none", "", false}},
+		{"allow dot does not cover dash", RulesConfig{Allow: []string{"big.1"}}, with("big-1=500"), Input{Requested: "big-1", Default: "def"},
+			outcome{"ask", ReasonAboveLimit, "governance.askAbovePrice", "big-1", "exact", "500.00", false}},
+		{"deny dot is still whole-id", RulesConfig{Deny: []string{"gpt-5.2"}}, with("gpt-5-2-codex=14"), Input{Requested: "gpt-5-2-codex", Default: "def"},
+			outcome{"allow", ReasonBelowLimits, "", "gpt-5-2-codex", "exact", "14.00", false}},
 		{"deny is whole-id", RulesConfig{Deny: []string{"gpt-5.2"}}, with("gpt-5.2-codex=14"), Input{Requested: "gpt-5.2-codex", Default: "def"},
 			outcome{"allow", ReasonBelowLimits, "", "gpt-5.2-codex", "exact", "14.00", false}},
 		{"deny not a prefix rule", RulesConfig{Deny: []string{"gpt-5"}}, with(), Input{Requested: "gpt-5-mini", Default: "def"},

@@ -36,10 +36,20 @@ func covers(rule, model string) bool {
 	return ok && sameID(rule, base)
 }
 
-// firstCover returns the first entry of list that covers model.
-func firstCover(list []string, model string) (string, bool) {
+// spelling is id with its version dots written as dashes: the one id
+// the providers spell both ways (Anthropic's API runs claude-opus-4-7,
+// catalogs list claude-opus-4.7; governance-and-consent.md §4).
+func spelling(id string) string { return strings.ReplaceAll(id, ".", "-") }
+
+// firstCover returns the first entry of list that covers model. A loose
+// list (deny, ask) also covers model when the two differ only in how
+// their version is spelt, dot or dash, still as whole ids: a deny rule
+// written "claude-opus-4.7", as the catalogs spell it, must not miss the
+// "claude-opus-4-7" Claude Code runs (newcomer report). The allow list
+// stays exact, so the widening only ever asks or refuses more.
+func firstCover(list []string, model string, loose bool) (string, bool) {
 	for _, rule := range list {
-		if covers(rule, model) {
+		if covers(rule, model) || loose && covers(spelling(rule), spelling(model)) {
 			return rule, true
 		}
 	}
