@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,9 +22,35 @@ import (
 // catalog governance uses. Prices are approximate public API prices
 // (OpenRouter) used only to decide whether to ask (R-036).
 func newPricesCmd(a *app) *cobra.Command {
-	c := &cobra.Command{Use: "prices", Short: "Show or refresh the approximate model price catalog (OpenRouter)"}
-	c.AddCommand(newPricesShowCmd(a), newPricesRefreshCmd(a))
+	c := &cobra.Command{Use: "prices", Short: "Show, refresh or reset the approximate model price catalog (OpenRouter)"}
+	c.AddCommand(newPricesShowCmd(a), newPricesRefreshCmd(a), newPricesResetCmd(a))
 	return c
+}
+
+// newPricesResetCmd is `coagent8 prices reset`: back to the embedded
+// snapshot. A refresh replaces the whole catalog, so without it a list
+// from the wrong --url (one model) left every other model unpriced with
+// no way back but deleting a file by hand (newcomer report).
+func newPricesResetCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "reset",
+		Short: "Remove the refreshed price cache and use the embedded snapshot again",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			path := price.CachePath(a.env.StateDir())
+			err := os.Remove(path)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fault.Wrap(fault.ProcessError, "prices.cache_write", "could not remove the price cache "+path, err)
+			}
+			e := price.Embedded().Source()
+			if err != nil {
+				fmt.Fprintf(a.io.Out, "No refreshed price cache; the embedded snapshot dated %s is in use.\n", e.Date.Format(time.DateOnly))
+				return nil
+			}
+			fmt.Fprintf(a.io.Out, "Removed %s; the embedded snapshot dated %s is in use.\n", path, e.Date.Format(time.DateOnly))
+			return nil
+		},
+	}
 }
 
 func newPricesRefreshCmd(a *app) *cobra.Command {

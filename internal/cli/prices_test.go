@@ -60,6 +60,15 @@ func TestPricesRefreshAndShow(t *testing.T) {
 	if _, _, code = runPrices(t, env, "prices", "refresh", "--url", "file:///etc/passwd"); code != ExitUsage {
 		t.Errorf("file URL: code %d, want usage", code)
 	}
+	// reset goes back to the embedded snapshot, once and then as a no-op.
+	for _, want := range []string{"Removed ", "No refreshed price cache"} {
+		if out, errOut, code = runPrices(t, env, "prices", "reset"); code != 0 || !strings.Contains(out, want) {
+			t.Errorf("reset: code %d, got %q%s, want %q", code, out, errOut, want)
+		}
+		if out, _, _ = runPrices(t, env, "prices", "show"); !strings.Contains(out, "Price source: embedded") || strings.Contains(out, "openai/gpt-test") {
+			t.Errorf("show after reset:\n%s", out)
+		}
+	}
 }
 
 // TestPricesShowCountMatchesList: the count in the header is the number
