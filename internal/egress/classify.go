@@ -33,11 +33,22 @@ var answerRedactor = redact.NewAnswer()
 // path label and the index is unavailable or the body cannot be scanned.
 func classify(p *Policy, src LineageSource, body []byte, isJSON bool) (classification, error) {
 	c := classification{weight: p.deflt}
+	// What the provider reads of a JSON body is its decoded strings: a
+	// label's pattern and a credential format are also matched there,
+	// every member kept (red team rt5: "K\u0065strel", a pattern across
+	// a \n escape, a credential in a member a later one of the same name
+	// shadows — all sent raw).
+	var view []byte // nil: nothing decodes (every escape shortens the text)
+	if isJSON {
+		if v := DecodeEscapes(body); len(v) < len(body) {
+			view = v
+		}
+	}
 	// The credential scan and the lineage scan read the same bytes
 	// independently: run them side by side (issue 10: decision latency
 	// for a 100 KB body).
 	cred := make(chan bool, 1)
-	go func() { cred <- hasCredential(body, isJSON) }()
+	go func() { cred <- hasCredential(body, isJSON) || view != nil && changes(view) }()
 	if p.dependsOnLineage() {
 		if src == nil {
 			<-cred // the scan reads body: never return while it runs
@@ -58,7 +69,7 @@ func classify(p *Policy, src LineageSource, body []byte, isJSON bool) (classific
 		}
 	}
 	for i, l := range p.labels {
-		if slices.ContainsFunc(l.patterns, func(re *regexp.Regexp) bool { return re.Match(body) }) {
+		if slices.ContainsFunc(l.patterns, func(re *regexp.Regexp) bool { return re.Match(body) || view != nil && re.Match(view) }) {
 			c.labels = append(c.labels, i)
 		}
 	}
