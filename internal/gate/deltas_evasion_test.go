@@ -157,7 +157,9 @@ func TestBareCarriageReturnWithheld(t *testing.T) {
 // TestMultiLineEventDecodedWhole: an event whose JSON spans several data
 // lines is read by the client decoded, every string of it; a JSON-escaped
 // key in any field, or an escaped credential format deep in a delta, is
-// whole there although no line, decoded alone, shows it.
+// whole there although no line, decoded alone as JSON, shows it. The
+// line check now decodes escapes in place too and withholds it first
+// ("response body"); the window must still find it on its own.
 func TestMultiLineEventDecodedWhole(t *testing.T) {
 	key := "gk" + strings.Repeat("-q7", 14) + "-canary"
 	esc := strings.ReplaceAll(key, "-", `\u002d`)
@@ -179,8 +181,12 @@ func TestMultiLineEventDecodedWhole(t *testing.T) {
 			if bytes.Contains(out, []byte("q7")) || bytes.Contains(out, []byte("qqqq")) {
 				t.Errorf("the event reached the client: %q", out)
 			}
-			if leaked != "response deltas" {
-				t.Errorf("withheld %q, want %q", leaked, "response deltas")
+			if leaked != "response body" {
+				t.Errorf("withheld %q, want %q", leaked, "response body")
+			}
+			var w deltaWindow
+			if !w.leaks(leakCheck{key: []byte(key)}, []byte(tc.sse)) {
+				t.Error("the delta window alone did not find it")
 			}
 		})
 	}

@@ -51,7 +51,8 @@
 // scope 2). The check reads what the client reads: header and trailer
 // names also lower-cased, a whole JSON body and a multi-line SSE event
 // also decoded, delta text joined per content block as the client joins
-// it (deltas.go). What the gate cannot read as every client does is
+// it (deltas.go), and a whole body also read as SSE, since the SDKs
+// choose their reader from the request rather than the Content-Type. What the gate cannot read as every client does is
 // withheld, never passed: a success body in a Content-Encoding, an SSE
 // stream with a lone CR line ending, delta text whose block index is not
 // a plain non-negative integer; 1xx informational responses are not

@@ -45,7 +45,24 @@ func (c leakCheck) in(p []byte) bool {
 			return true
 		}
 	}
-	return false
+	// Every escape decoded in place: a line that is not one JSON value
+	// (a pretty-printed body's, which a JSON client reads whole), and a
+	// member a later one of the same name shadows in the decode above
+	// (red team rt5).
+	return c.raw(egress.DecodeEscapes(p))
+}
+
+// asStream reports whether p, read as an SSE client reads it — a lone
+// CR, CRLF and LF each end a line; delta text joined per block — carries
+// a leak: for a body not labelled text/event-stream, which a streaming
+// request's SDK reads as SSE all the same (the Anthropic and OpenAI SDKs
+// choose the reader from the request's "stream", not the label).
+func (c leakCheck) asStream(p []byte) bool {
+	if bytes.IndexByte(p, '\r') >= 0 {
+		p = bytes.ReplaceAll(bytes.ReplaceAll(p, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
+	}
+	var w deltaWindow
+	return c.in(p) || w.leaks(c, p)
 }
 
 // whole is [leakCheck.in] for a whole body, also decoded as the one JSON

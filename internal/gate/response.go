@@ -56,8 +56,9 @@ func encoded(h http.Header) bool {
 	return false
 }
 
-// wholeBody reads a non-streamed body (bounded by maxLine), checks it and
-// its trailers, and passes it on metered, or withholds it.
+// wholeBody reads a non-streamed body (bounded by maxLine), checks it —
+// as one JSON value and as an SSE stream ([leakCheck.asStream]) — and its
+// trailers, and passes it on metered, or withholds it.
 func (g *Gate) wholeBody(resp *http.Response, a *admission, check leakCheck) error {
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxLine+1))
 	resp.Body.Close()
@@ -66,7 +67,7 @@ func (g *Gate) wholeBody(resp *http.Response, a *admission, check leakCheck) err
 		return fmt.Errorf("read upstream body: %w", err) // the proxy's ErrorHandler charges it
 	case len(b) > maxLine:
 		g.withhold(resp, a, "oversized response body")
-	case check.whole(b) || check.header(resp.Trailer):
+	case check.whole(b) || check.asStream(b) || check.header(resp.Trailer):
 		g.withhold(resp, a, "response body")
 	default:
 		resp.Body = &meteredBody{rc: io.NopCloser(bytes.NewReader(b)), g: g, a: a, m: meter{provider: a.route.Provider}}
