@@ -43,7 +43,8 @@
 // Settlement never refunds below the provider's usage: a stream without a
 // usage report, cut by revocation or expiry, or abandoned by the client
 // past the drain limit is charged its full reservation. Upstream error
-// bodies never reach the client; a diagnostic-redacted copy (with the real
+// bodies never reach the client, nor does a redirect (a 3xx is answered
+// as an upstream error); a diagnostic-redacted copy (with the real
 // credential removed literally as well) goes to the event log. Every
 // byte that does go back — headers, whole bodies, each SSE line, trailers
 // — is checked first for the grant's real credential and the answer

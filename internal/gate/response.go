@@ -23,7 +23,10 @@ func (g *Gate) modifyResponse(resp *http.Response) error {
 	echo := check.header(resp.Header) || check.header(resp.Trailer)
 	sse := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
 	switch {
-	case resp.StatusCode >= 400:
+	case resp.StatusCode >= 300:
+		// A provider API never redirects, and the client would follow a
+		// Location by itself, re-sending body and phantom wherever the
+		// upstream names (red team rt5): a 3xx is an upstream error.
 		g.upstreamError(resp, a, check)
 	case echo:
 		g.withhold(resp, a, "response header")
@@ -96,8 +99,8 @@ func (g *Gate) withhold(resp *http.Response, a *admission, what string) {
 }
 
 // upstreamError logs a redacted copy of an upstream error body and sends
-// the client a gate error with the same status instead: a provider 401 can
-// echo the key it was given. The provider bills nothing for an error. A
+// the client a gate error with the same status instead (502 for a
+// redirect): a provider 401 can echo the key it was given. The provider bills nothing for an error. A
 // body or kept header carrying the credential is also a security event
 // (reason upstream.credential_echo, then the client's reason too).
 func (g *Gate) upstreamError(resp *http.Response, a *admission, check leakCheck) {
@@ -119,7 +122,11 @@ func (g *Gate) upstreamError(resp *http.Response, a *admission, check leakCheck)
 	g.settle(a, Amount{}, OutcomeUpstream)
 	a.done()
 	msg := fmt.Sprintf("provider returned HTTP %d (details in the coagent8 security log)", resp.StatusCode)
-	replace(resp, resp.StatusCode, keep, gateErrorBody(reason, msg), reason)
+	code := resp.StatusCode
+	if code < 400 {
+		code = http.StatusBadGateway // a redirect: never one the client follows
+	}
+	replace(resp, code, keep, gateErrorBody(reason, msg), reason)
 }
 
 // replace makes resp a gate error: status, the kept headers, body, and
