@@ -367,11 +367,11 @@ func (a *app) gateServe(ctx context.Context, listen, workspace string, unsafe []
 		return err
 	}
 	h := newInflight(g)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := g.Server(h)
 	stopped := make(chan struct{})
 	go func() { <-ctx.Done(); stopServing(srv, h); close(stopped) }()
 	a.printJSON(map[string]string{"listening": "http://" + ln.Addr().String(), "egress_policy": source})
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := g.Serve(srv, ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	<-stopped // every exchange settled before the gate and its database close

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -36,7 +35,7 @@ type ReadTurn struct {
 	Phantom    secret.Value
 	PhantomVar string
 	// Gate serves the sandbox's only network channel.
-	Gate http.Handler
+	Gate Gate
 	// Reuse says the turn may continue a session chosen only once its
 	// lease is held (session_mode auto): [ReadLauncher.Bind] then runs a
 	// continued session without read-profile state on the host, where
@@ -145,8 +144,7 @@ func (l *ReadLauncher) Launch(ctx context.Context, s process.Spec) (adapter.Proc
 	}
 	spec.Stdout, spec.Stderr = p.outW, &p.stderr
 	spec.Gate = func(ln net.Listener) {
-		srv := &http.Server{Handler: l.t.Gate, ReadHeaderTimeout: 10 * time.Second}
-		_ = srv.Serve(ln)
+		_ = l.t.Gate.Serve(l.t.Gate.Server(l.t.Gate), ln)
 	}
 	go p.run(ctx, l.r.sb, spec, s)
 	return p, nil

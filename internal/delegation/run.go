@@ -63,6 +63,10 @@ type Gate interface {
 	// ForJob returns the handler restricted to job's grants: another
 	// job's phantom is refused and contains that job.
 	ForJob(job string) http.Handler
+	// Server and Serve serve a handler of the gate on a listener so that
+	// net/http's own refusals are counted and recorded too.
+	Server(h http.Handler) *http.Server
+	Serve(srv *http.Server, ln net.Listener) error
 }
 
 var _ Gate = (*gate.Gate)(nil)
@@ -137,8 +141,7 @@ func (r *Runner) Run(ctx context.Context, j Job) (Result, error) {
 	}
 	spec.Stderr = orDiscard(j.Stderr)
 	spec.Gate = func(ln net.Listener) {
-		srv := &http.Server{Handler: serve, ReadHeaderTimeout: 10 * time.Second}
-		_ = srv.Serve(ln)
+		_ = j.Gate.Serve(j.Gate.Server(serve), ln)
 	}
 	rec, err := r.sb.RunAgent(ctx, spec)
 	if cs != nil {

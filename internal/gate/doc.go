@@ -8,7 +8,9 @@
 //  2. matches method and parsed path against a fixed per-provider route
 //     list ([Route]); refuses WebSocket upgrades, oversized header
 //     blocks, repeated or malformed credential headers and malformed
-//     allowlisted headers;
+//     allowlisted headers (a request net/http itself refuses before this
+//     handler runs is counted and recorded, its answer given the reason,
+//     when the listener is served with [Gate.Serve]);
 //  3. maps the phantom credential (x-api-key or Authorization: Bearer) to a
 //     grant through a keyed hash and a constant-time compare;
 //  4. checks provider and exact model in the body, and has the body's

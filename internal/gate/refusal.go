@@ -35,13 +35,17 @@ func refusalMessage(reason string, a *admission) string {
 	return msg
 }
 
+// ReasonHeader is the response header naming the gate's reason for a
+// refusal (issue 18, bad input).
+const ReasonHeader = "X-Coagent8-Gate-Reason"
+
 // writeGateError writes an error body both CLIs understand and print:
 // Anthropic reads error.type/message, OpenAI error.code/message. A status
 // that must not be retried also says so in x-should-retry, which the
 // Anthropic and OpenAI SDKs honour before their own status rules.
 func writeGateError(w http.ResponseWriter, code int, reason, message string) {
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Coagent8-Gate-Reason", reason)
+	w.Header().Set(ReasonHeader, reason)
 	w.Header().Set("X-Should-Retry", strconv.FormatBool(code == 429 || code >= 500))
 	w.WriteHeader(code)
 	body, _ := json.Marshal(map[string]any{"type": "error",

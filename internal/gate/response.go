@@ -133,7 +133,7 @@ func (g *Gate) upstreamError(resp *http.Response, a *admission, check leakCheck)
 // no trailers.
 func replace(resp *http.Response, status int, keep http.Header, body, reason string) {
 	keep.Set("Content-Type", "application/json")
-	keep.Set("X-Coagent8-Gate-Reason", reason)
+	keep.Set(ReasonHeader, reason)
 	keep.Set("Content-Length", strconv.Itoa(len(body)))
 	resp.StatusCode, resp.Status = status, ""
 	resp.Header, resp.Trailer = keep, nil
