@@ -48,11 +48,11 @@ func TestDoctorEmptyListsAndExit(t *testing.T) {
 // named and its value never printed.
 func TestDoctorNamesConfigCause(t *testing.T) {
 	key := "sk-ant-api03-" + strings.Repeat("Q", 40)
-	tests := []struct{ name, body, want string }{
-		{"not JSON", "{not json", "invalid JSON: invalid character"},
-		{"truncated", `{"governance":{"models":`, "ends before its JSON object does"},
-		{"an array", `[1]`, "not a JSON object"},
-		{"literal credential", `{"gate":{"credentials":{"anthropic":"` + key + `"}}}`, "gate.credentials.anthropic"},
+	tests := []struct{ name, body, want, reason string }{
+		{"not JSON", "{not json", "config.json:1:2: invalid JSON: invalid character", "config.invalid_json"},
+		{"truncated", `{"governance":{"models":`, "config.json:1:25: invalid JSON: unexpected EOF: the file ends before its JSON value does", "config.invalid_json"},
+		{"an array", `[1]`, "not a JSON object", "config.governance_invalid"},
+		{"literal credential", `{"gate":{"credentials":{"anthropic":"` + key + `"}}}`, "gate.credentials.anthropic", "config.governance_invalid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,15 +63,15 @@ func TestDoctorNamesConfigCause(t *testing.T) {
 			_, out, _ := runCLI(t, env, "", "doctor")
 			var rep struct {
 				Sections struct {
-					Governance struct{ Error, Cause string } `json:"governance"`
+					Governance struct{ Error, Reason, Cause string } `json:"governance"`
 				} `json:"sections"`
 			}
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
 				t.Fatalf("%v: %s", err, out)
 			}
 			g := rep.Sections.Governance
-			if g.Error == "" || !strings.Contains(g.Cause, tt.want) || strings.Contains(out, key) {
-				t.Errorf("governance error %q, cause %q; want a cause naming %q and no key", g.Error, g.Cause, tt.want)
+			if g.Error == "" || g.Reason != tt.reason || !strings.Contains(g.Cause, tt.want) || strings.Contains(out, key) {
+				t.Errorf("governance error %q, reason %q, cause %q; want reason %s, a cause naming %q and no key", g.Error, g.Reason, g.Cause, tt.reason, tt.want)
 			}
 		})
 	}

@@ -80,6 +80,7 @@ func (a *app) doctorSections() func() map[string]any {
 		gov := map[string]any{"configPath": a.env.ConfigPath(), "prices": a.prices.Status()}
 		if err := cfg.GovernanceErr(); err != nil {
 			gov["error"] = err.Error()
+			gov["reason"] = fault.From(err).Reason // which refusal, for scripts
 			if loadErr != nil {
 				// doctor is the user's own diagnostic: the cause (which
 				// key, what is wrong) redacted and bounded, not only the

@@ -96,17 +96,33 @@ func newGovernanceShowCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show",
 		Short: "Show the configuration file, your model rules, the price limits and the price source",
-		Args:  cobra.NoArgs,
+		Long: `Show the configuration file, your model rules, the price limits and the
+price source. It exits 1 when the configuration refuses turns (the
+output says why; stderr names the reason), so a script can tell.`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			var b strings.Builder
-			a.governanceShow(&b)
+			refusal := a.governanceShow(&b)
 			io.WriteString(a.io.Out, a.diagnostic(b.String()))
-			return nil
+			return showStatus(refusal)
 		},
 	}
 }
 
-func (a *app) governanceShow(w io.Writer) {
+// showStatus is the status of `governance show` whose configuration
+// refuses turns with refusal (nil = usable): exit 1, not the refusal's own
+// 3, since show itself ran and was not refused; stderr names the reason,
+// which the report on stdout does not.
+func showStatus(refusal error) error {
+	if refusal == nil {
+		return nil
+	}
+	return exitError{Code: ExitFailure, Msg: "the configuration refuses turns (reason: " + fault.From(refusal).Reason + ")"}
+}
+
+// governanceShow writes the report to w and returns the configuration's
+// refusal of turns, nil when governance is usable.
+func (a *app) governanceShow(w io.Writer) error {
 	path := a.env.ConfigPath()
 	state := "exists"
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
@@ -134,6 +150,7 @@ func (a *app) governanceShow(w io.Writer) {
 	_, st := price.Load(price.CachePath(a.env.StateDir()))
 	writePriceStatus(w, st)
 	fmt.Fprintln(w, "Edit: coagent8 governance allow|ask|deny MODEL")
+	return f.GovernanceErr()
 }
 
 func listText(ids []string) string {

@@ -106,14 +106,58 @@ func TestGovernanceUsage(t *testing.T) {
 }
 
 // TestGovernanceShowExplicitMissing (item 13): show says a named file is
-// missing and that turns are refused.
+// missing and that turns are refused, and exits 1.
 func TestGovernanceShowExplicitMissing(t *testing.T) {
 	dir := t.TempDir()
 	env := config.FromList([]string{"HOME=" + dir, "COAGENT8_DIR=" + dir, "COAGENT8_CONFIG=" + filepath.Join(dir, "typo.json")})
-	code, out, _ := runCLI(t, env, "", "governance", "show")
-	if code != ExitOK || !strings.Contains(out, "(does not exist (named by COAGENT8_CONFIG))") ||
-		!strings.Contains(out, "Governance: INVALID, turns are refused: COAGENT8_CONFIG names ~/typo.json") {
-		t.Errorf("exit %d:\n%s", code, out)
+	code, out, errs := runCLI(t, env, "", "governance", "show")
+	if code != ExitFailure || !strings.Contains(out, "(does not exist (named by COAGENT8_CONFIG))") ||
+		!strings.Contains(out, "Governance: INVALID, turns are refused: COAGENT8_CONFIG names ~/typo.json") ||
+		errs != "coagent8: the configuration refuses turns (reason: config.missing)\n" {
+		t.Errorf("exit %d, stderr %q:\n%s", code, errs, out)
+	}
+}
+
+// TestGovernanceShowStatus: show prints its report whatever the file
+// holds, and exits 1, naming the reason on stderr, when the configuration
+// refuses turns; a file that is not JSON has its own reason, with the
+// parser's line and column.
+func TestGovernanceShowStatus(t *testing.T) {
+	shown := filepath.Join("~", ".coagent8", "config.json")
+	tests := []struct {
+		name, body string // body "" = no file
+		code       int
+		stderr     string
+		inOut      string
+	}{
+		{"no file", "", ExitOK, "", "  allow (none)"},
+		{"usable", `{"governance":{"models":{"allow":["m-1"]}}}`, ExitOK, "", "  allow m-1"},
+		{"not JSON", "hello", ExitFailure, "coagent8: the configuration refuses turns (reason: config.invalid_json)\n",
+			"Governance: INVALID, turns are refused until the configuration is fixed: " + shown +
+				" is not valid JSON: line 1, column 1: invalid character 'h'"},
+		{"truncated", `{"governance":`, ExitFailure, "coagent8: the configuration refuses turns (reason: config.invalid_json)\n",
+			shown + " is not valid JSON: line 1, column 15: unexpected EOF"},
+		{"bad governance", `{"governance":{"askAbovePrice":-1}}`, ExitFailure,
+			"coagent8: the configuration refuses turns (reason: config.governance_invalid)\n", "governance.askAbovePrice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			env := config.FromList([]string{"HOME=" + home})
+			if tt.body != "" {
+				if err := os.MkdirAll(filepath.Dir(env.ConfigPath()), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(env.ConfigPath(), []byte(tt.body), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, out, errs := runCLI(t, env, "", "governance", "show")
+			got := []any{code, errs, strings.Contains(out, tt.inOut), strings.Contains(out, "Edit: coagent8 governance")}
+			if d := cmp.Diff([]any{tt.code, tt.stderr, true, true}, got); d != "" {
+				t.Errorf("show (-want +got):\n%s\nstdout:\n%s", d, out)
+			}
+		})
 	}
 }
 

@@ -29,6 +29,7 @@ func (a *app) operatorGovernance(cfg config.File) map[string]any {
 	gov := map[string]any{"configPath": a.env.ConfigPath(), "prices": prices}
 	if err := cfg.GovernanceErr(); err != nil {
 		gov["error"] = err.Error()
+		gov["reason"] = fault.From(err).Reason
 		return gov
 	}
 	allow, ask, deny := cfg.Governance.Lists()

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -59,8 +60,11 @@ type File struct {
 }
 
 // GovernanceErr returns nil if the governance section is usable, else a
-// POLICY_DENIED *fault.Error (reason config.governance_invalid, detail
-// "key") that every turn must return until the user fixes the file.
+// POLICY_DENIED *fault.Error that every turn must return until the user
+// fixes the file: reason config.invalid_json (details "line" and
+// "column") when the file does not parse as JSON, config.missing when
+// $COAGENT8_CONFIG names no file, else config.governance_invalid (detail
+// "key").
 // Tools still list: only turns are refused.
 func (f File) GovernanceErr() error { return f.governanceErr }
 
@@ -82,38 +86,52 @@ func defaultFile() File {
 // keep their defaults — except governance, which is never defaulted: an
 // unreadable or malformed file, or an invalid governance section, sets
 // [File.GovernanceErr] so turns fail closed while the server stays up
-// (AUD-P2-11, R-035).
-func LoadFile(path string) (File, error) {
+// (AUD-P2-11, R-035). A file that is not JSON at all is refused with
+// reason config.invalid_json naming the file by its base name only: without
+// the home directory LoadFile cannot tell whether the full path would show
+// it, which a refusal must not; [Env.Load] names the full path, home as ~.
+func LoadFile(path string) (File, error) { return loadFile(path, filepath.Base(path)) }
+
+// loadFile is [LoadFile] with shown, the path as a refusal may name it.
+func loadFile(path, shown string) (File, error) {
 	f := defaultFile()
 	b, err := readConfig(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
 	}
-	var top map[string]json.RawMessage
-	if err == nil {
-		err = strictUnmarshal(b, &top)
-		if err == nil && top == nil {
-			err = errors.New("null")
-		}
-		if err != nil {
-			err = notObject(err)
-		} else {
-			err = literalCredential(b) // the whole file is refused
-		}
+	if err != nil {
+		return f.unusable(err, governanceFault("config", "the configuration file cannot be used: "+publicCause(err), err))
+	}
+	top, err := decodeTop(b)
+	var je *JSONError
+	if errors.As(err, &je) {
+		je.Path = path
+		return f.unusable(je, invalidJSONFault(je, shown))
+	}
+	if err == nil && top == nil {
+		err = errors.New("null")
 	}
 	if err != nil {
-		f.Governance = policy.Rules{}
-		f.governanceErr = governanceFault("config", "the configuration file cannot be used: "+publicCause(err), err)
-		f.egressErr = err
-		f.verifyErr = err
-		f.gateErr = err
-		f.delegateErr = err
-		return f, err
+		err = fmt.Errorf("config: not a JSON object: %w", err)
+	} else {
+		err = literalCredential(b) // the whole file is refused
+	}
+	if err != nil {
+		return f.unusable(err, governanceFault("config", "the configuration file cannot be used: "+publicCause(err), err))
 	}
 	if raw, ok := top["egress"]; ok {
 		f.egress = slices.Clone(raw)
 	}
 	return f, f.parse(top)
+}
+
+// unusable marks every section of f unusable because of err, with refusal
+// as the error turns return, and returns f and err.
+func (f File) unusable(err error, refusal *fault.Error) (File, error) {
+	f.Governance = policy.Rules{}
+	f.governanceErr = refusal
+	f.egressErr, f.verifyErr, f.gateErr, f.delegateErr = err, err, err, err
+	return f, err
 }
 
 func readConfig(path string) ([]byte, error) {
@@ -222,20 +240,6 @@ func schemaErr(top map[string]json.RawMessage) error {
 		return keyErr("schemaVersion", "must be 1")
 	}
 	return nil
-}
-
-// notObject names why the file is not one JSON object: cut short
-// (truncated, io.ErrUnexpectedEOF), a syntax error (its byte offset is
-// added by publicCause), or valid JSON of another kind.
-func notObject(err error) error {
-	var se *json.SyntaxError
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("config: invalid JSON: the file ends before its JSON object does (truncated?): %w", err)
-	case errors.As(err, &se):
-		return fmt.Errorf("config: invalid JSON: %w", err)
-	}
-	return fmt.Errorf("config: not a JSON object: %w", err)
 }
 
 // strictUnmarshal decodes one JSON value with numbers kept as json.Number

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -76,9 +77,8 @@ func TestLoadFileBadGovernance(t *testing.T) {
 		{`{"governance":{"models":[]}}`, "governance.models"},
 		{`{"governance":{"askAbove":20}}`, "governance.askAbove"},
 		{`{"governance":[]}`, "governance"},
-		{`{"governance":`, "config"},
 		{`[1,2]`, "config"},
-		{`{"a":1} {"b":2}`, "config"},
+		{`null`, "config"},
 		// Issue 19 item 13: another schema's file is refused, not half used.
 		{`{"schemaVersion":2,"governance":{"models":{"allow":["gpt-5"]}}}`, "schemaVersion"},
 		{`{"schemaVersion":"1"}`, "schemaVersion"},
@@ -198,28 +198,66 @@ func TestDefaultBackendListAgreesWithRefusal(t *testing.T) {
 }
 
 // TestLoadFileNamesWhyNotAnObject: a file that is not one JSON object is
-// refused with its real cause: cut short, a syntax error at its byte, or
-// valid JSON of another kind (newcomer report: a truncated file said
-// "not a JSON object: unexpected EOF").
+// refused with its real cause: valid JSON of another kind (newcomer report:
+// a truncated file said "not a JSON object: unexpected EOF"); a file that
+// is not JSON at all is TestLoadFileInvalidJSON's.
 func TestLoadFileNamesWhyNotAnObject(t *testing.T) {
 	tests := []struct{ name, body, want string }{
-		{"truncated", `{"governance":{"models":`, "invalid JSON: the file ends before its JSON object does (truncated?)"},
-		{"syntax error", `{"a":1,,}`, "invalid JSON: invalid character ',' looking for beginning of object key string (at byte 8)"},
 		{"an array", `[1,2]`, "not a JSON object"},
 		{"null", `null`, "not a JSON object: null"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "config.json")
-			if err := os.WriteFile(path, []byte(tt.body), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			f, err := LoadFile(path)
+			f, err := LoadFile(writeConfig(t, tt.body))
 			if err == nil {
 				t.Fatal("LoadFile accepted the file")
 			}
 			if got := f.GovernanceErr().Error(); !strings.Contains(got, tt.want) {
 				t.Errorf("got %q, want it to contain %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestLoadFileInvalidJSON: a file that does not parse as JSON refuses turns
+// with its own reason, config.invalid_json, and the parser's line and
+// column, not config.governance_invalid (which is for well-formed JSON
+// with a bad governance section).
+func TestLoadFileInvalidJSON(t *testing.T) {
+	tests := []struct {
+		name, body string
+		line, col  int
+		problem    string
+	}{
+		{"plain text", "hello", 1, 1, "invalid character 'h' looking for beginning of value"},
+		{"truncated", `{"governance":`, 1, 15, "unexpected EOF: the file ends before its JSON value does (truncated?)"},
+		{"truncated on line 3", "{\n \"governance\": {\n  \"models\":", 3, 12, "unexpected EOF"},
+		{"syntax error", `{"a":1,,}`, 1, 8, "invalid character ',' looking for beginning of object key string"},
+		{"column counts characters", "{\"é\": x}", 1, 7, "invalid character 'x'"},
+		{"empty", "", 1, 1, "the file is empty"},
+		{"blank", "\n\n", 3, 1, "the file is empty"},
+		{"two values", `{"a":1} {"b":2}`, 1, 9, "trailing data after the JSON value"},
+		{"stray brace", "{\"a\":1}\n}", 2, 1, "trailing data after the JSON value"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := LoadFile(writeConfig(t, tt.body))
+			var je *JSONError
+			if !errors.As(err, &je) {
+				t.Fatalf("LoadFile error = %v, want a *JSONError", err)
+			}
+			fe := fault.From(f.GovernanceErr())
+			got := []any{fe.Code, fe.Reason, fe.Details["line"], fe.Details["column"], je.Line, je.Column}
+			want := []any{fault.PolicyDenied, ReasonInvalidJSON, fmt.Sprint(tt.line), fmt.Sprint(tt.col), tt.line, tt.col}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("refusal (-want +got):\n%s\nmessage: %s", d, fe.Message)
+			}
+			wantMsg := fmt.Sprintf("config.json is not valid JSON: line %d, column %d: %s", tt.line, tt.col, tt.problem)
+			if !strings.Contains(fe.Message, wantMsg) {
+				t.Errorf("message = %q, want it to contain %q", fe.Message, wantMsg)
+			}
+			if f.Governance.AskAbovePrice() != nil {
+				t.Error("kept default limits despite the error")
 			}
 		})
 	}

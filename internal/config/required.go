@@ -19,14 +19,14 @@ func (e Env) ConfigExplicit() bool {
 	return e.vars["COAGENT8_CONFIG"] != "" || e.vars["coagent8_CONFIG"] != ""
 }
 
-// Load reads the configuration at [Env.ConfigPath] as [LoadFile] does,
-// except that a file named by $COAGENT8_CONFIG must exist: when it does
+// Load reads the configuration at [Env.ConfigPath] as [LoadFile] does
+// (a refusal names the file with the home directory as ~), except that a file named by $COAGENT8_CONFIG must exist: when it does
 // not, turns are refused ([File.GovernanceErr] is POLICY_DENIED
 // config.missing naming the path, home shown as ~) and the error says so,
 // instead of silently running on the defaults (issue 19 item 13).
 func (e Env) Load() (File, error) {
 	path := e.ConfigPath()
-	f, err := LoadFile(path)
+	f, err := loadFile(path, DisplayPath(e.Home(), path))
 	if err != nil || !e.ConfigExplicit() {
 		return f, err
 	}
@@ -56,8 +56,9 @@ func DisplayPath(home, path string) string {
 
 // publicCause renders why the file could not be used, for the message
 // every turn returns: a file-system error without its path (which may be
-// under the home directory), a JSON syntax error with its byte offset,
-// anything else bounded and with credential formats redacted.
+// under the home directory), anything else bounded and with credential
+// formats redacted. A file that is not JSON is not for it: see
+// invalidJSONFault, which gives the line and column.
 func publicCause(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -68,10 +69,6 @@ func publicCause(err error) string {
 		return fe.Message // already public (literal credentials redacted)
 	}
 	s := strings.TrimPrefix(answerFormats.String(err.Error()), "config: ")
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		s += fmt.Sprintf(" (at byte %d)", se.Offset)
-	}
 	if len(s) > 300 {
 		s = strings.ToValidUTF8(s[:300], "") + "…"
 	}

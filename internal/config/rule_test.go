@@ -140,16 +140,28 @@ func TestLoadExplicitMissing(t *testing.T) {
 }
 
 // TestMalformedCauseShown: the refusal of an unparsable file says what is
-// wrong (issue 19 item 13), without the file's path.
+// wrong and where (issue 19 item 13), naming the file with the home
+// directory as ~ through Env.Load, and never with its absolute path.
 func TestMalformedCauseShown(t *testing.T) {
-	p := writeConfig(t, `{"governance": {"models": }`)
-	f, _ := LoadFile(p)
-	var fe *fault.Error
-	if !errors.As(f.GovernanceErr(), &fe) {
-		t.Fatalf("GovernanceErr = %v", f.GovernanceErr())
+	home := t.TempDir()
+	p := filepath.Join(home, "config.json")
+	if err := os.WriteFile(p, []byte(`{"governance": {"models": }`), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(fe.Message, "invalid character '}'") || !strings.Contains(fe.Message, "at byte") || strings.Contains(fe.Message, p) {
-		t.Errorf("message = %q, want the JSON cause and offset, not the path", fe.Message)
+	env := FromList([]string{"HOME=" + home, "COAGENT8_CONFIG=" + p})
+	for name, load := range map[string]func() (File, error){"Env.Load": env.Load, "LoadFile": func() (File, error) { return LoadFile(p) }} {
+		f, _ := load()
+		var fe *fault.Error
+		if !errors.As(f.GovernanceErr(), &fe) || fe.Reason != ReasonInvalidJSON {
+			t.Fatalf("%s: GovernanceErr = %v, want %s", name, f.GovernanceErr(), ReasonInvalidJSON)
+		}
+		want := "config.json is not valid JSON: line 1, column 27: invalid character '}'"
+		if name == "Env.Load" {
+			want = filepath.Join("~", want)
+		}
+		if !strings.Contains(fe.Message, want) || strings.Contains(fe.Message, home) {
+			t.Errorf("%s: message = %q, want it to contain %q and not %s", name, fe.Message, want, home)
+		}
 	}
 }
 

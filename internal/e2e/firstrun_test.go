@@ -58,7 +58,8 @@ func TestFirstRunErrorsOverMCP(t *testing.T) {
 		{name: "schemaVersion 2", config: `{"schemaVersion":2,"governance":{"models":{"allow":["claude-sonnet-5-5"]}}}`,
 			wantCode: "POLICY_DENIED", wantReason: "config.governance_invalid", inMsg: []string{"schemaVersion: must be 1"}},
 		{name: "malformed JSON shows the cause", config: `{"governance":{"models":{"allow":["claude-sonnet-5-5"]}}`,
-			wantCode: "POLICY_DENIED", wantReason: "config.governance_invalid", inMsg: []string{"unexpected EOF"}},
+			wantCode: "POLICY_DENIED", wantReason: "config.invalid_json",
+			inMsg: []string{filepath.Join("~", ".coagent8", "config.json") + " is not valid JSON: line 1, column 57: unexpected EOF"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

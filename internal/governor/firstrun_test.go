@@ -42,7 +42,7 @@ func TestFirstRunErrors(t *testing.T) {
 		{name: "schemaVersion 2 refuses", cfg: `{"schemaVersion":2,"governance":{"models":{"allow":["m-default"]}}}`,
 			want: "failed POLICY_DENIED config.governance_invalid", inMsg: []string{"schemaVersion"}},
 		{name: "malformed JSON names the cause", cfg: `{"governance":`,
-			want: "failed POLICY_DENIED config.governance_invalid", inMsg: []string{"unexpected EOF"}},
+			want: "failed POLICY_DENIED config.invalid_json", inMsg: []string{"not valid JSON: line 1, column 15: unexpected EOF"}},
 		{name: "not logged in is refused before asking", cfg: askM, model: "m-ask", claude: notLoggedIn(),
 			want: "failed AUTH_REQUIRED claude.not_logged_in", inMsg: []string{"before asking for approval", "/login"}},
 		{name: "withheld API key is named", cfg: askM, model: "m-ask", claude: notLoggedIn(),
