@@ -121,8 +121,8 @@ func TestMessagesShowHomeAsTilde(t *testing.T) {
 			"coagent8: no security events or decisions recorded in " + filepath.Join("~", ".coagent8")},
 		{"empty audit outside home", []string{"COAGENT8_DIR=" + elsewhere}, []string{"audit"}, "stderr",
 			"coagent8: no security events or decisions recorded in " + elsewhere},
-		{"governance rule", nil, []string{"governance", "allow", "m-1"}, "stdout",
-			filepath.Join("~", ".coagent8", "config.json") + ": governance.models.allow now lists m-1: it runs without asking."},
+		{"governance rule", nil, []string{"governance", "allow", "claude-sonnet-5-5"}, "stdout",
+			filepath.Join("~", ".coagent8", "config.json") + ": governance.models.allow now lists claude-sonnet-5-5: it runs without asking."},
 		{"governance show", nil, []string{"governance", "show"}, "stdout",
 			"Configuration: " + filepath.Join("~", ".coagent8", "config.json") + " (does not exist; the defaults apply)"},
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/policy"
 	"github.com/coagent8/coagent8/internal/price"
 )
 
@@ -55,22 +56,36 @@ this: only you change these rules.`,
 }
 
 func newGovernanceRuleCmd(a *app, list string) *cobra.Command {
-	return &cobra.Command{
+	var unlisted bool
+	c := &cobra.Command{
 		Use:   list + " MODEL",
 		Short: "Put MODEL on governance.models." + list + ": it " + ruleMeaning[list],
 		Long: "Put MODEL (the concrete id the backend runs, as coagent8's refusal or\n" +
 			"doctor names it, e.g. claude-sonnet-5-5 or gpt-6.1-sol) on\n" +
-			"governance.models." + list + " and off the other lists: it " + ruleMeaning[list] + ".",
+			"governance.models." + list + " and off the other lists: it " + ruleMeaning[list] + ".\n\n" +
+			"MODEL must be a model coagent8 knows (its price list, unpriced ones\n" +
+			"included, or a rule you already have), else it is refused with the\n" +
+			"nearest known id: a misspelt rule would never apply. --unlisted takes\n" +
+			"a model newer than the price list.",
 		Example: "  coagent8 governance " + list + " claude-sonnet-5-5",
 		Args:    wantArgs("MODEL"),
 		RunE: func(_ *cobra.Command, args []string) error {
-			return a.governanceRule(list, args[0])
+			return a.governanceRule(list, args[0], unlisted)
 		},
 	}
+	c.Flags().BoolVar(&unlisted, "unlisted", false, "accept MODEL although coagent8 does not know it (a model newer than the price list)")
+	return c
 }
 
-// governanceRule applies `governance LIST MODEL`.
-func (a *app) governanceRule(list, model string) error {
+// governanceRule applies `governance LIST MODEL`; unless unlisted, MODEL
+// must be a known model.
+func (a *app) governanceRule(list, model string, unlisted bool) error {
+	// An invalid id is SetModelRule's refusal (model.invalid), not "unknown".
+	if !unlisted && policy.ValidID(model) {
+		if k := a.knownModels(); !k.knows(model) {
+			return usageError{unknownModel(model, k)}
+		}
+	}
 	path := a.env.ConfigPath()
 	changed, err := config.SetModelRule(path, list, model)
 	var fe *fault.Error

@@ -55,3 +55,9 @@ func firstCover(list []string, model string, loose bool) (string, bool) {
 	}
 	return "", false
 }
+
+// StripEffort returns id without a trailing reasoning-effort suffix
+// ("-high", ":xhigh", ...) and whether it had one: the id a rule for id
+// also covers, for callers outside policy that must treat an effort
+// variant as its model (`governance allow` checking the id is known).
+func StripEffort(id string) (string, bool) { return stripEffort(id) }
