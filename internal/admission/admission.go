@@ -160,8 +160,9 @@ func (a *Admitter) Admit(ctx context.Context, r Request) (Result, error) {
 	return res, nil
 }
 
-// admissible checks the acknowledgements, loads the job and checks state, expiry, workspace, taint and
-// digest.
+// admissible checks the acknowledgements, loads the job and checks, in
+// this order, expiry, workspace, state, that there is a candidate, taint
+// and digest.
 func (a *Admitter) admissible(ctx context.Context, r Request) (job.Job, error) {
 	if err := CheckAck(r.Ack); err != nil {
 		return job.Job{}, err
@@ -177,17 +178,17 @@ func (a *Admitter) admissible(ctx context.Context, r Request) (job.Job, error) {
 	if err := sameWorkspace(j, r.Workspace); err != nil {
 		return j, err
 	}
-	switch j.State {
-	case job.Succeeded:
-	case job.Tainted:
-		if !slices.Contains(r.Ack, AckTainted) {
-			return j, stateRefusal(j, ReasonUnacknowledged, fmt.Sprintf("Job %s is tainted (%s): admitting it needs the taint acknowledged.", j.ID, j.Reason))
-		}
-	default:
+	if j.State != job.Succeeded && j.State != job.Tainted {
 		return j, stateRefusal(j, "admission."+j.State.String(), fmt.Sprintf("Job %s is %s and cannot be admitted.", j.ID, j.State))
 	}
+	// No candidate before the taint: a job that failed with nothing and
+	// was then quarantined has nothing to admit, and asking for the taint
+	// acknowledged first sends the user after the wrong cause.
 	if j.Candidate == nil || len(j.Candidate.Patch) == 0 {
 		return j, fault.New(fault.InvalidInput, ReasonNoCandidate, "The job's candidate is empty: there is nothing to admit.")
+	}
+	if j.State == job.Tainted && !slices.Contains(r.Ack, AckTainted) {
+		return j, stateRefusal(j, ReasonUnacknowledged, fmt.Sprintf("Job %s is tainted (%s): admitting it needs the taint acknowledged.", j.ID, j.Reason))
 	}
 	if quarantine.Digest(j.Candidate.Patch) != j.Candidate.Digest {
 		return j, fault.New(fault.SandboxUnavailable, ReasonDigest, "The stored candidate does not match the digest recorded when it was quarantined.")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/job"
 )
@@ -213,5 +214,42 @@ func TestAdmitUnknownAck(t *testing.T) {
 	}
 	if err := CheckAck([]string{AckTainted}); err != nil {
 		t.Errorf("CheckAck(tainted) = %v", err)
+	}
+}
+
+// revokeNone is a job.Revoker for a job with no grants.
+type revokeNone struct{}
+
+func (revokeNone) RevokeJob(context.Context, string) ([]string, error) { return nil, nil }
+
+// TestAdmitNoCandidateBeforeTaint: a job that failed with no candidate and
+// was then quarantined is refused as admission.no_candidate, with or
+// without the taint acknowledged: there is nothing to admit, and asking
+// for `--ack tainted` first sent the user after the wrong cause.
+func TestAdmitNoCandidateBeforeTaint(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, baseFiles)
+	j, err := f.jobs.Create(ctx, job.Spec{Workspace: f.ws, Base: f.base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, "delegate.agent_failed"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.jobs.Quarantine(ctx, j.ID, job.Containment{Revoker: revokeNone{}, Trigger: "operator", Actor: "test", Events: event.Discard{}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		ack  []string
+	}{{"without ack", nil}, {"with ack", []string{AckTainted}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := f.admit(j.ID, tc.ack...)
+			fe := fault.From(err)
+			got := []any{fe.Code, fe.Reason}
+			if d := cmp.Diff([]any{fault.InvalidInput, ReasonNoCandidate}, got); d != "" {
+				t.Errorf("admit (-want +got):\n%s\nerror: %v", d, err)
+			}
+		})
 	}
 }

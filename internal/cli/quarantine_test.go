@@ -1,13 +1,19 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/job"
+	"github.com/coagent8/coagent8/internal/store"
 )
 
 // TestQuarantine (issue 16 scope 7): a succeeded job with a live grant
@@ -84,4 +90,49 @@ func outcome(code int, text string) string {
 		}
 	}
 	return kind + " " + text
+}
+
+// TestQuarantineFailedNoCandidate: a job that failed with no candidate,
+// then quarantined from the terminal, is refused by admit as
+// admission.no_candidate, the real cause, with or without --ack tainted;
+// it asked for the acknowledgement first.
+func TestQuarantineFailedNoCandidate(t *testing.T) {
+	env, _ := gateEnv(t, "")
+	ws := newWorkspace(t)
+	id := seedFailedJob(t, env, ws)
+	if code, out, errs := runCLI(t, env, "", "quarantine", id); code != ExitOK || !strings.Contains(out, `"tainted"`) {
+		t.Fatalf("quarantine: exit %d, out %q, err %q", code, out, errs)
+	}
+	var got []string
+	for _, args := range [][]string{{"admit", id, "--workspace", ws}, {"admit", id, "--workspace", ws, "--ack", "tainted"}} {
+		code, out, errs := runCLI(t, env, "", args...)
+		got = append(got, fmt.Sprintf("%d %v", code, strings.Contains(out+errs, "(reason: admission.no_candidate)")))
+	}
+	if d := cmp.Diff([]string{fmt.Sprint(ExitUsage, " true"), fmt.Sprint(ExitUsage, " true")}, got); d != "" {
+		t.Errorf("admit after quarantine (-want +got):\n%s", d)
+	}
+}
+
+// seedFailedJob stores a delegate job for ws that failed before it had a
+// candidate.
+func seedFailedJob(t *testing.T, env config.Env, ws string) string {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(env.StateDir(), "state.db"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	jobs, err := job.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := jobs.Create(ctx, job.Spec{Workspace: ws, Base: gitIn(t, ws, "rev-parse", "HEAD"), Backend: "claude", Model: "claude-sonnet-5-5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, "delegate.agent_failed"); err != nil {
+		t.Fatal(err)
+	}
+	return j.ID
 }
