@@ -89,7 +89,7 @@ func (g *Governor) consent(ctx context.Context, d policy.Decision, c Consent) (a
 	case policy.Ask:
 		ans, err := c.Ask(ctx, d)
 		if err != nil {
-			return admission{}, withRemedy(err, d.Model)
+			return admission{}, withRemedy(err, d)
 		}
 		return admission{model: d.Model, rate: turnRate(d.Price, d.AskAbove), warning: ans.Warning, pending: ans.Pending}, nil
 	case policy.Deny:

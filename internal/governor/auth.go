@@ -3,11 +3,13 @@ package governor
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/policy"
+	"github.com/coagent8/coagent8/internal/price"
 	"github.com/coagent8/coagent8/internal/turn"
 )
 
@@ -55,17 +57,40 @@ func (g *Governor) explainAuth(o *turn.Outcome, backend string) {
 // withRemedy adds the exact terminal command that lets model run without
 // asking to a consent refusal (issue 19 item 9): a terminal, or a host
 // that cannot show the form, would otherwise refuse the backend's default
-// model on every turn with no way forward named.
-func withRemedy(err error, model string) error {
+// model on every turn with no way forward named. The command carries
+// --unlisted when the price list does not know model, which `governance
+// allow` would otherwise refuse as governance.unknown_model.
+func withRemedy(err error, d policy.Decision) error {
 	var fe *fault.Error
+	model := d.Model
 	if !errors.As(err, &fe) || fe.Code != fault.PolicyDenied || !policy.ValidID(model) {
 		return err
 	}
+	cmd := "coagent8 governance allow " + model
+	if !listed(d) {
+		cmd += " --unlisted"
+	}
 	out := fault.Wrap(fe.Code, fe.Reason, strings.TrimRight(fe.Message, ". ")+
-		". To let it run without asking, run `coagent8 governance allow "+model+"` in a terminal (it adds the id to governance.models.allow).", fe.Cause())
+		". To let it run without asking, run `"+cmd+"` in a terminal (it adds the id to governance.models.allow).", fe.Cause())
 	out.Retryable = fe.Retryable
 	for k, v := range fe.Details {
 		out = out.With(k, v)
 	}
-	return out.With("remedy", "coagent8 governance allow "+model)
+	return out.With("remedy", cmd)
+}
+
+// listed reports whether `governance allow` knows d's model: the price
+// list in force prices it (exactly or approximately), or it is one of
+// the embedded snapshot's deliberately unpriced models.
+func listed(d policy.Decision) bool {
+	if d.PriceMatch != policy.MatchNone {
+		return true
+	}
+	ids := []string{d.Model}
+	if base, ok := policy.StripEffort(d.Model); ok {
+		ids = append(ids, base)
+	}
+	return slices.ContainsFunc(price.UnpricedIDs(), func(u string) bool {
+		return slices.ContainsFunc(ids, func(id string) bool { return strings.EqualFold(u, id) })
+	})
 }

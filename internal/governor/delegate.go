@@ -438,7 +438,11 @@ func (g *Governor) delegateWorkspace(ctx context.Context, path, base string) (st
 func unaskedSteps(d policy.Decision, allowWithoutAsking []string) string {
 	var steps []string
 	if d.Effect != policy.Allow {
-		steps = append(steps, "run `coagent8 governance allow "+d.Model+"`")
+		cmd := "coagent8 governance allow " + d.Model
+		if !listed(d) {
+			cmd += " --unlisted" // see withRemedy
+		}
+		steps = append(steps, "run `"+cmd+"`")
 	}
 	if !slices.Contains(allowWithoutAsking, d.Model) {
 		steps = append(steps, "add "+d.Model+" to delegate.allowWithoutAsking in the coagent8 configuration")

@@ -129,9 +129,15 @@ func TestUnaskedSteps(t *testing.T) {
 		{policy.Allow, nil, "add " + m + " to delegate.allowWithoutAsking in the coagent8 configuration"},
 	}
 	for _, tt := range tests {
-		if got := unaskedSteps(policy.Decision{Effect: tt.effect, Model: m}, tt.allow); got != tt.want {
+		if got := unaskedSteps(policy.Decision{Effect: tt.effect, Model: m, PriceMatch: policy.MatchApprox}, tt.allow); got != tt.want {
 			t.Errorf("unaskedSteps(%v, %v) = %q, want %q", tt.effect, tt.allow, got, tt.want)
 		}
+	}
+	// A model the price list does not know needs --unlisted, or the
+	// named command is refused governance.unknown_model.
+	d := policy.Decision{Effect: policy.Ask, Model: "m-new"}
+	if got, want := unaskedSteps(d, []string{"m-new"}), "run `coagent8 governance allow m-new --unlisted`"; got != want {
+		t.Errorf("unaskedSteps(unknown model) = %q, want %q", got, want)
 	}
 }
 

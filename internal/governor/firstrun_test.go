@@ -57,7 +57,7 @@ func TestFirstRunErrors(t *testing.T) {
 			env:    []string{"ANTHROPIC_API_KEY=synthetic", "COAGENT8_API_KEY_BILLING=claude"}, ran: true,
 			want: "failed AUTH_REQUIRED claude.authentication_failed", inMsg: []string{"Claude Code is not logged in."}},
 		{name: "terminal refusal says which command", cfg: `{}`, terminal: true,
-			want: "failed POLICY_DENIED consent.unsupported_client", inMsg: []string{"run `coagent8 governance allow m-default` in a terminal"}},
+			want: "failed POLICY_DENIED consent.unsupported_client", inMsg: []string{"run `coagent8 governance allow m-default --unlisted` in a terminal"}},
 		{name: "asked when logged in", cfg: askM, model: "m-ask", claude: &fakeBackend{auth: "authenticated"},
 			want: "completed  ", ran: true, asked: 1},
 	}
