@@ -57,7 +57,7 @@ func ResolveBackend(env config.Env, requested, preferred string, r *Runner) (str
 	}
 	return "", fault.New(fault.OnboardingRequired, "backend.ambiguous",
 		"Several backends are installed ("+strings.Join(installed, ", ")+"): name one (the backend argument; --backend in a terminal), "+
-			"or set defaultBackend in "+env.ConfigPath()+".")
+			"or set defaultBackend in "+config.DisplayPath(env.Home(), env.ConfigPath())+".")
 }
 
 // Failure builds the Outcome of a request that failed before Run.

@@ -45,7 +45,7 @@ func TestAmbiguousBackendNamesTheWayOut(t *testing.T) {
 	fe := fault.From(err)
 	got := []string{string(fe.Code), fe.Reason, fe.Message}
 	want := []string{"ONBOARDING_REQUIRED", "backend.ambiguous",
-		"Several backends are installed (claude, codex): name one (the backend argument; --backend in a terminal), or set defaultBackend in " + cfg + "."}
+		"Several backends are installed (claude, codex): name one (the backend argument; --backend in a terminal), or set defaultBackend in ~/conf/config.json."} // home shown as ~: messages hold no home path
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("ResolveBackend (-want +got):\n%s", d)
 	}
