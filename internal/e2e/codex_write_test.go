@@ -41,7 +41,7 @@ func TestCodexCannotWriteTheWorkspace(t *testing.T) {
 	for _, r := range dbl.Requests() {
 		if strings.HasSuffix(r.Path, "/responses") {
 			calls++
-			reported = reported || strings.Contains(string(r.Body), `"function_call_output"`) && strings.Contains(string(r.Body), "call_test01")
+			reported = reported || strings.Contains(string(r.Body), `"function_call_output"`) && strings.Contains(string(r.Body), `"call_id":"call_test`)
 		}
 	}
 	if calls < 2 || !reported {

@@ -20,33 +20,33 @@ type ToolUse struct {
 	InputChunks int
 }
 
-// NewAnthropicTools starts an Anthropic double whose first len(tools)
-// Messages requests that offer tools are answered with one tool_use block
-// each (stop_reason "tool_use"), in order; requests offering none and
-// later requests are answered from opts like
-// [NewAnthropic]. It exists for end-to-end tests in which a real CLI
-// must read a file and send its content in the next request.
+// NewAnthropicTools starts an Anthropic double that scripts one agent
+// conversation: a Messages request that offers tools and already carries
+// k tool results (tool_result blocks in its messages) is answered with
+// tools[k] as one tool_use block (stop_reason "tool_use"); requests
+// offering none, and those carrying len(tools) results or more, are
+// answered from opts like [NewAnthropic]. It exists for end-to-end tests
+// in which a real CLI must act (read, write, run) and send the result in
+// its next request.
+//
+// The script position is read from the request, not kept as a counter:
+// a request the client sent again (its answer cut off on the way) or a
+// side request that repeats the conversation gets the same step again
+// instead of consuming the next one, which the client would then never
+// see (BenchmarkJobOverhead's 9-of-10-files failure in CI).
 func NewAnthropicTools(t testing.TB, opts Options, tools ...ToolUse) *Anthropic {
 	a := &Anthropic{}
 	a.opts = opts
-	pending := make(chan ToolUse, len(tools))
-	for _, tu := range tools {
-		pending <- tu
-	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("HEAD /api/hello", a.hello)
 	mux.HandleFunc("GET /api/hello", a.hello)
 	mux.HandleFunc("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) {
-		if !offersTools(r) {
+		step, ok := scriptStep(r)
+		if !ok || step >= len(tools) {
 			a.messages(w, r)
 			return
 		}
-		select {
-		case tu := <-pending:
-			a.toolUse(w, r, tu)
-		default:
-			a.messages(w, r)
-		}
+		a.toolUse(w, r, tools[step])
 	})
 	mux.HandleFunc("POST /v1/messages/count_tokens", a.countTokens)
 	mux.HandleFunc("/", a.notFound)
@@ -54,20 +54,41 @@ func NewAnthropicTools(t testing.TB, opts Options, tools ...ToolUse) *Anthropic 
 	return a
 }
 
-// offersTools reports whether r's body offers the model any tool. A
-// client's side requests (a title, a quota probe) offer none and never
-// act on a tool use, so a scripted one handed to them would be lost. The
-// body is read and put back for the handler.
-func offersTools(r *http.Request) bool {
+// scriptStep reads r's body (and puts it back for the handler): ok is
+// whether it offers the model any tool, and step how many tool results
+// its messages carry. A client's side requests (a title, a quota probe)
+// offer no tool and never act on a tool use, so a scripted one is not
+// handed to them.
+func scriptStep(r *http.Request) (step int, ok bool) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	if err != nil {
-		return false
+		return 0, false
 	}
 	var req struct {
-		Tools []json.RawMessage `json:"tools"`
+		Tools    []json.RawMessage `json:"tools"`
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
 	}
-	return json.Unmarshal(body, &req) == nil && len(req.Tools) > 0
+	if json.Unmarshal(body, &req) != nil || len(req.Tools) == 0 {
+		return 0, false
+	}
+	for _, m := range req.Messages {
+		var blocks []struct {
+			Type string `json:"type"`
+		}
+		if m.Role != "user" || json.Unmarshal(m.Content, &blocks) != nil {
+			continue // a plain string content carries no tool result
+		}
+		for _, b := range blocks {
+			if b.Type == "tool_result" {
+				step++
+			}
+		}
+	}
+	return step, true
 }
 
 // toolUse streams one tool_use content block.

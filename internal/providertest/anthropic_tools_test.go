@@ -2,23 +2,36 @@ package providertest
 
 import "testing"
 
-// TestAnthropicToolsScript: scripted tool uses go, in order, only to
-// requests that offer tools, and no two answers share a message or
-// tool-use id (Claude Code drops a message whose id it has seen).
+// TestAnthropicToolsScript: a request that offers tools and carries k
+// tool results gets the k-th scripted tool use; a request sent again
+// (same k) gets the same step, not the next one; requests offering no
+// tool, and those past the script, get the text answer; no two answers
+// share a message or tool-use id (Claude Code drops a message whose id it
+// has seen).
 func TestAnthropicToolsScript(t *testing.T) {
 	a := NewAnthropicTools(t, Options{Default: Reply{Text: "done"}},
 		ToolUse{Name: "Read", Input: map[string]any{"file_path": "/a"}},
 		ToolUse{Name: "Bash", Input: map[string]any{"command": "true"}})
 	const tools = `,"tools":[{"name":"Read"},{"name":"Bash"}]`
+	result := func(id string) string {
+		return `{"role":"assistant","content":[{"type":"tool_use","id":"` + id + `","name":"Read","input":{}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":"ok"}]}`
+	}
+	first := `[{"role":"user","content":"go"}]`
+	second := `[{"role":"user","content":"go"},` + result("t1") + `]`
+	third := `[{"role":"user","content":[{"type":"text","text":"go"}]},` + result("t1") + `,` + result("t2") + `]`
 	cases := []struct {
 		body string
 		want string // the first content block's type, and the tool's name
 	}{
-		{`{"model":"m","stream":true,"messages":[]}`, "text"},
-		{`{"model":"m","stream":true,"tools":[],"messages":[]}`, "text"},
-		{`{"model":"m","stream":true,"messages":[]` + tools + `}`, "tool_use Read"},
-		{`{"model":"m","stream":true,"messages":[]` + tools + `}`, "tool_use Bash"},
-		{`{"model":"m","stream":true,"messages":[]` + tools + `}`, "text"},
+		{`{"model":"m","stream":true,"messages":` + first + `}`, "text"},
+		{`{"model":"m","stream":true,"tools":[],"messages":` + first + `}`, "text"},
+		{`{"model":"m","stream":true,"messages":` + first + tools + `}`, "tool_use Read"},
+		{`{"model":"m","stream":true,"messages":` + first + tools + `}`, "tool_use Read"}, // sent again
+		{`{"model":"m","stream":true,"messages":` + second + tools + `}`, "tool_use Bash"},
+		{`{"model":"m","stream":true,"messages":` + second + tools + `}`, "tool_use Bash"},
+		{`{"model":"m","stream":true,"messages":` + third + tools + `}`, "text"},
+		{`{"model":"m","stream":true,"messages":` + second + `}`, "text"}, // a side request
 	}
 	seen := map[string]bool{}
 	for i, tc := range cases {

@@ -1,7 +1,9 @@
 package providertest
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"testing"
 )
@@ -18,31 +20,55 @@ type FunctionCall struct {
 	Namespace string
 }
 
-// NewOpenAITools starts a Responses API double whose first len(calls)
-// streamed requests are answered with one function_call output item each;
-// later requests are answered from opts like [NewOpenAI]. It exists for
-// end-to-end tests in which a real CLI must try to act (e.g. write a file)
-// and report the result in its next request.
+// NewOpenAITools starts a Responses API double that scripts one agent
+// conversation: a request whose input already carries k function call
+// outputs is answered with calls[k] as one function_call output item;
+// requests carrying len(calls) outputs or more are answered from opts like
+// [NewOpenAI]. It exists for end-to-end tests in which a real CLI must
+// try to act (e.g. write a file) and report the result in its next
+// request. As with [NewAnthropicTools], the script position is read from
+// the request, so a request sent again gets the same step, not the next.
 func NewOpenAITools(t testing.TB, opts Options, calls ...FunctionCall) *OpenAI {
 	o := &OpenAI{}
 	o.opts = opts
-	pending := make(chan FunctionCall, len(calls))
-	for _, c := range calls {
-		pending <- c
-	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/responses", func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case c := <-pending:
-			o.functionCall(w, r, c)
-		default:
-			o.responses(w, r)
+		if step := callStep(r); step < len(calls) {
+			o.functionCall(w, r, calls[step])
+			return
 		}
+		o.responses(w, r)
 	})
 	mux.HandleFunc("GET /v1/models", o.models)
 	mux.HandleFunc("/", o.notFound)
 	o.start(t, mux)
 	return o
+}
+
+// callStep reads r's body (and puts it back for the handler) and counts
+// the function_call_output items of its input.
+func callStep(r *http.Request) int {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return 0
+	}
+	var req struct {
+		Input json.RawMessage `json:"input"`
+	}
+	var items []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(body, &req) != nil || json.Unmarshal(req.Input, &items) != nil {
+		return 0 // a plain string input carries no output
+	}
+	step := 0
+	for _, it := range items {
+		if it.Type == "function_call_output" {
+			step++
+		}
+	}
+	return step
 }
 
 // functionCall streams one function_call item and completes the response.
@@ -56,8 +82,8 @@ func (o *OpenAI) functionCall(w http.ResponseWriter, r *http.Request, c Function
 	json.Unmarshal(rec.Body, &req)
 	model := o.model(req.Model)
 	args, _ := json.Marshal(c.Arguments)
-	item := map[string]any{"id": "fc_test01", "type": "function_call", "status": "completed",
-		"call_id": "call_test01", "name": c.Name, "arguments": string(args)}
+	item := map[string]any{"id": newID("fc_test"), "type": "function_call", "status": "completed",
+		"call_id": newID("call_test"), "name": c.Name, "arguments": string(args)}
 	if c.Namespace != "" {
 		item["namespace"] = c.Namespace
 	}
