@@ -115,8 +115,10 @@ func BenchmarkJobOverhead(b *testing.B) {
 			// The agent's own record says which write went missing (a CI
 			// run once saw 9 of the 10 files).
 			out, _ := os.ReadFile(filepath.Join(state, "jobs", sc.Job, "agent.stdout"))
-			b.Fatalf("job %d: %s, %d files in the patch:\n%s\nagent stdout (last 6 KiB):\n%s", i, sc.State,
-				strings.Count(sc.Patch, "diff --git"), sc.Patch, out[max(0, len(out)-6<<10):])
+			events, _ := os.ReadFile(filepath.Join(state, "events.jsonl"))
+			b.Fatalf("job %d: %s, %d files in the patch:\n%s\nagent stdout (last 6 KiB):\n%s\nmodel requests:\n%s\nsecurity events (last 4 KiB):\n%s",
+				i, sc.State, strings.Count(sc.Patch, "diff --git"), sc.Patch, out[max(0, len(out)-6<<10):],
+				requestLog(double), events[max(0, len(events)-4<<10):])
 		}
 		var rec struct {
 			Sandbox struct {
@@ -153,6 +155,19 @@ func BenchmarkJobOverhead(b *testing.B) {
 	b.ReportMetric(medianMS(over), "overhead-ms")
 	b.ReportMetric(medianMS(agent), "agent-ms")
 	b.ReportMetric(medianMS(over)/medianMS(agent), "overhead/agent")
+}
+
+// requestLog is one line per request the double saw: its path, the tool
+// results it carried (the script step it was answered with) and whether
+// the whole answer was written; a step requested twice shows a request
+// the client sent again.
+func requestLog(d *providertest.Anthropic) string {
+	var lines []string
+	for _, r := range d.Requests() {
+		lines = append(lines, fmt.Sprintf("%s %s tools=%t tool_results=%d completed=%t", r.Method, r.Path,
+			strings.Contains(string(r.Body), `"tools":[{`), strings.Count(string(r.Body), `"type":"tool_result"`), r.Completed))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // workspace is a committed Git work tree of 10 files.
