@@ -13,7 +13,10 @@ import (
 // Authentication limits: a burst of 10 wrong credentials, then one per
 // second. A missing credential (every browser's first request) does not
 // consume the budget, so a page elsewhere cannot lock the operator out
-// merely by making the browser fetch without credentials.
+// merely by making the browser fetch without credentials. The right
+// credential is never limited: it has 256 random bits, so the budget
+// bounds the cost of refusals, not the chance of a guess, and a spent
+// budget must not lock the operator out (any local process can spend it).
 const (
 	authBurst = 10
 	authEvery = time.Second
@@ -44,21 +47,21 @@ func (a *authenticator) digest(user, pass string) []byte {
 }
 
 // check returns "" when r carries the credential, else the refusal
-// reason: operator.auth_missing, operator.auth_invalid or (the failure
-// budget spent; nothing was compared) operator.auth_rate_limited, with
-// the wait for the latter.
+// reason: operator.auth_missing, operator.auth_invalid or (a wrong
+// credential with the failure budget spent) operator.auth_rate_limited,
+// with the wait for the latter. The credential is compared on every
+// request that carries one, limited or not.
 func (a *authenticator) check(r *http.Request) (reason string, wait time.Duration) {
 	user, pass, ok := r.BasicAuth()
 	if !ok {
 		return "operator.auth_missing", 0
 	}
-	if ok, wait := a.budget.peek(); !ok {
-		return "operator.auth_rate_limited", wait
-	}
 	if subtle.ConstantTimeCompare(a.digest(user, pass), a.want) == 1 {
 		return "", 0
 	}
-	a.budget.take()
+	if ok, wait := a.budget.take(); !ok {
+		return "operator.auth_rate_limited", wait
+	}
 	return "operator.auth_invalid", 0
 }
 

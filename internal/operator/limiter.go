@@ -20,18 +20,6 @@ func newBucket(burst int, every time.Duration, now func() time.Time) *bucket {
 	return &bucket{burst: float64(burst), every: every, tokens: float64(burst), now: now, last: now()}
 }
 
-// peek reports whether a token is available without consuming it, and
-// otherwise how long until one is.
-func (b *bucket) peek() (ok bool, wait time.Duration) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.refill()
-	if b.tokens >= 1 {
-		return true, 0
-	}
-	return false, time.Duration((1 - b.tokens) * float64(b.every))
-}
-
 func (b *bucket) refill() {
 	t := b.now()
 	b.tokens = min(b.burst, b.tokens+float64(t.Sub(b.last))/float64(b.every))
