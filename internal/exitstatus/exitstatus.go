@@ -36,7 +36,9 @@ func ForFault(c fault.Code) int {
 	switch c {
 	case fault.PolicyDenied, fault.SandboxUnavailable, fault.NestedTurn:
 		return Refused
-	case fault.InvalidInput, fault.InputLimit:
+	case fault.InvalidInput, fault.InputLimit, fault.OnboardingRequired:
+		// ONBOARDING_REQUIRED is a missing argument: several backends are
+		// installed and the call named none (--backend).
 		return Usage
 	}
 	return Failure

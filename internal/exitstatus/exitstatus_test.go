@@ -24,6 +24,8 @@ func TestReport(t *testing.T) {
 			"coagent8: error [SANDBOX_UNAVAILABLE] no cgroup (reason: sandbox.cgroup)\n"},
 		{"invalid input", fault.New(fault.InvalidInput, "sandbox.command", "bad path"), Usage, true,
 			"coagent8: error [INVALID_INPUT] bad path (reason: sandbox.command)\n"},
+		{"no backend chosen", fault.New(fault.OnboardingRequired, "backend.ambiguous", "pass --backend"), Usage, true,
+			"coagent8: error [ONBOARDING_REQUIRED] pass --backend (reason: backend.ambiguous)\n"},
 		{"failure", fault.New(fault.ProcessError, "x.y", "broke"), Failure, true,
 			"coagent8: error [PROCESS_ERROR] broke (reason: x.y)\n"},
 		{"other", errors.New("plain"), 0, false, ""},
