@@ -38,7 +38,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/exitstatus"
@@ -176,13 +178,42 @@ func badUsage(reason, format string, args ...any) usageError {
 // without the Go parser's own words: pflag reports `invalid argument
 // "1e99" for "--max-minutes" flag: strconv.ParseInt: parsing "1e99": value
 // out of range`; the user reads `… flag: value out of range`.
-func flagError(err error) usageError {
+// An unknown long flag names the command's nearest flag when one is
+// close (`--max-usdd`: did you mean --max-usd?).
+func flagError(cmd *cobra.Command, err error) usageError {
 	msg := strconvNoise.ReplaceAllString(err.Error(), "")
 	reason := "flag.invalid"
 	if strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand flag") {
 		reason = "flag.unknown"
+		if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+			if s := nearestFlag(cmd, name); s != "" {
+				msg += "; did you mean --" + s + "?"
+			}
+		}
 	}
 	return badUsage(reason, "%s", msg)
+}
+
+// nearestFlag is the visible flag of cmd (its own and inherited) closest
+// to name within two edits (one for names of four letters or fewer), or
+// "" when none is.
+func nearestFlag(cmd *cobra.Command, name string) string {
+	best, bestD := "", 3
+	consider := func(f *pflag.Flag) {
+		if f.Hidden || f.Deprecated != "" {
+			return
+		}
+		limit := 2
+		if len(f.Name) <= 4 {
+			limit = 1
+		}
+		if d := levenshtein.ComputeDistance(strings.ToLower(name), f.Name); d <= limit && d < bestD {
+			best, bestD = f.Name, d
+		}
+	}
+	cmd.LocalFlags().VisitAll(consider)
+	cmd.InheritedFlags().VisitAll(consider)
+	return best
 }
 
 var strconvNoise = regexp.MustCompile(`strconv\.Parse\w+: parsing "(?:[^"\\]|\\.)*": `)
@@ -231,7 +262,7 @@ With no arguments it serves MCP over stdio (this is how hosts start it).`,
 			return a.serve(cmd.Context())
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return flagError(cmd, err) })
 	root.SetIn(a.io.In)
 	root.SetOut(a.io.Out) // before InitDefaultCompletionCmd, which keeps the writer it sees
 	root.SetErr(a.io.Err)

@@ -83,7 +83,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"audit", "--limit", "x"}, `invalid argument "x" for "--limit" flag: invalid syntax`, "flag.invalid", "coagent8 audit"},
 		// The Go parser's own words are not the user's (no "strconv.ParseInt: parsing …").
 		{[]string{"delegate", "--max-minutes", "99999999999999999999", "t"}, `invalid argument "99999999999999999999" for "--max-minutes" flag: value out of range`, "flag.invalid", "coagent8 delegate"},
-		{[]string{"--no-such-flag"}, "unknown flag: --no-such-flag", "flag.unknown", "coagent8"},
+		{[]string{"--no-such-flag"}, "unknown flag: --no-such-flag (reason", "flag.unknown", "coagent8"},
+		// A close flag of the command (its own or inherited) is named.
+		{[]string{"delegate", "--max-usdd", "3", "t"}, "unknown flag: --max-usdd; did you mean --max-usd?", "flag.unknown", "coagent8 delegate"},
+		{[]string{"audit", "--limt", "3"}, "unknown flag: --limt; did you mean --limit?", "flag.unknown", "coagent8 audit"},
+		{[]string{"audit", "--color", "3"}, "unknown flag: --color (reason", "flag.unknown", "coagent8 audit"},
 		// The command's own checks of its arguments and flags.
 		{[]string{"sandbox", "run", "--", "ls"}, `the command "ls": give its absolute path (there is no PATH lookup)`, "sandbox.path", "coagent8 sandbox run"},
 		{[]string{"sandbox", "run", "--input", ".", "--", "/bin/true"}, `--input ".": must be an absolute path`, "sandbox.path", "coagent8 sandbox run"},
