@@ -9,8 +9,10 @@ package doctor
 import (
 	"context"
 	"os"
+	"regexp"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/coagent8/coagent8/internal/adapter"
@@ -66,7 +68,9 @@ type Options struct {
 	// Default is the user's configured default backend ("" = none).
 	Default string
 	// Sections are extra named sections (governance limits, sandbox
-	// qualification, ...) supplied by their owners.
+	// qualification, ...) supplied by their owners. A "governance"
+	// section that is a map with an "error" string is a configuration
+	// that refuses every turn: its error leads the recommendations.
 	Sections map[string]any
 	// Containment, if set, returns the containment section (the
 	// governor's decision per backend).
@@ -97,11 +101,35 @@ func Run(ctx context.Context, o Options) Report {
 	}
 	wg.Wait()
 	summarise(&r, o.Default)
+	if msg := refusal(o.Sections); msg != "" {
+		// Fixing the backends first would not help: every turn is refused
+		// until the configuration is fixed, so that comes first.
+		r.Recommendations = append([]string{msg + " Fix it, then run doctor again."}, r.Recommendations...)
+	}
 	r.Warnings = warnings(o.Env)
 	red := redact.NewDiagnostic(o.Env.Home())
 	r.StateDir = red.String(o.Env.StateDir())
 	return scrub(r, red)
 }
+
+// refusal is the governance section's error as a sentence, without its
+// error code ("" when there is none): the configuration refuses every
+// turn.
+func refusal(sections map[string]any) string {
+	gov, _ := sections["governance"].(map[string]any)
+	msg, _ := gov["error"].(string)
+	msg = strings.TrimSpace(codePrefix.ReplaceAllString(msg, ""))
+	if msg == "" {
+		return ""
+	}
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return strings.ToUpper(msg[:1]) + msg[1:]
+}
+
+// codePrefix is a fault's "CODE: " before its message.
+var codePrefix = regexp.MustCompile(`^[A-Z][A-Z0-9_]*: `)
 
 func probe(ctx context.Context, b adapter.Backend) Backend {
 	out := Backend{Probe: b.Probe(ctx)}

@@ -143,3 +143,33 @@ func TestWithheldAPIKey(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigurationRefusalLeadsAdvice: a configuration that refuses every
+// turn (the governance section's error) is the first recommendation,
+// whatever the backends need; without one the advice is the backends'.
+func TestConfigurationRefusalLeadsAdvice(t *testing.T) {
+	const refusal = "POLICY_DENIED: turns are refused until the configuration is fixed: ~/c.json is not valid JSON: line 1, column 2"
+	env := config.FromList([]string{"HOME=" + t.TempDir(), "COAGENT8_DIR=" + t.TempDir()})
+	tests := []struct {
+		name     string
+		sections map[string]any
+		want     []string
+	}{
+		{"refusing configuration", map[string]any{"governance": map[string]any{"error": refusal, "reason": "config.invalid_json"}},
+			[]string{"Turns are refused until the configuration is fixed: ~/c.json is not valid JSON: line 1, column 2. Fix it, then run doctor again.",
+				"Codex is installed but not logged in: log in to Codex (run codex login), then run doctor again."}},
+		{"configuration in force", map[string]any{"governance": map[string]any{"askAbovePrice": "1.00"}},
+			[]string{"Codex is installed but not logged in: log in to Codex (run codex login), then run doctor again."}},
+		{"no sections", nil,
+			[]string{"Codex is installed but not logged in: log in to Codex (run codex login), then run doctor again."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Run(context.Background(), Options{Env: env, Sections: tt.sections,
+				Backends: []adapter.Backend{installed("codex", "unauthenticated", true, true)}})
+			if diff := cmp.Diff(tt.want, r.Recommendations); diff != "" {
+				t.Errorf("recommendations (-want +got)\n%s", diff)
+			}
+		})
+	}
+}
