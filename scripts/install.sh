@@ -64,4 +64,8 @@ CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/coagent8 ./cmd/coagent8
 if [ "${1:-}" != "--no-doctor" ]; then
 	log "bin/coagent8 doctor (with the pinned CLIs from .tools/ first on PATH)"
 	PATH="$PWD/.tools/node_modules/.bin:$PATH" ./bin/coagent8 doctor
+	# A later `bin/coagent8 doctor` looks on the user's own PATH and may
+	# list no backend: say so here, so the two runs do not seem to disagree.
+	log "that doctor run found the pinned CLIs in .tools/ because this script put them first on PATH;" \
+		"bin/coagent8 doctor on its own looks on your PATH (or CLAUDE_PATH / CODEX_PATH; see the README's Next steps)"
 fi
