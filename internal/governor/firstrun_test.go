@@ -28,6 +28,7 @@ func TestFirstRunErrors(t *testing.T) {
 		env      []string
 		backend  string
 		model    string
+		ws       string // "" = a fresh directory
 		claude   *fakeBackend
 		terminal bool
 		want     string   // "status code reason"
@@ -37,6 +38,12 @@ func TestFirstRunErrors(t *testing.T) {
 	}{
 		{name: "unknown defaultBackend", cfg: `{"defaultBackend":"nope"}`, backend: "auto",
 			want: "failed INVALID_INPUT config.default_backend_invalid", inMsg: []string{`"nope"`, "claude, codex or agy"}},
+		// The caller's own input comes first, as in a terminal: a missing
+		// workspace, not the backend it would have run on.
+		{name: "missing workspace before an unknown backend", cfg: allowM, backend: "nope", ws: "/nonexistent/coagent8-ws",
+			want: "failed INVALID_INPUT workspace.not_found", inMsg: []string{"/nonexistent/coagent8-ws"}},
+		{name: "relative workspace before routing", cfg: `{"defaultBackend":"nope"}`, backend: "auto", ws: "rel/ws",
+			want: "failed INVALID_INPUT workspace.relative", inMsg: []string{"rel/ws"}},
 		{name: "unknown backend argument", cfg: allowM, backend: "nope",
 			want: "failed INVALID_INPUT backend.unknown", inMsg: []string{"claude, codex or agy"}},
 		{name: "schemaVersion 2 refuses", cfg: `{"schemaVersion":2,"governance":{"models":{"allow":["m-default"]}}}`,
@@ -74,8 +81,12 @@ func TestFirstRunErrors(t *testing.T) {
 			if backend == "" {
 				backend = "claude"
 			}
+			ws := tt.ws
+			if ws == "" {
+				ws = t.TempDir()
+			}
 			res := r.gov.Run(context.Background(), governor.Turn{Consent: c, Request: turn.Request{
-				Backend: backend, Workspace: t.TempDir(), Prompt: "q", Model: tt.model, SessionMode: "none"}})
+				Backend: backend, Workspace: ws, Prompt: "q", Model: tt.model, SessionMode: "none"}})
 			msg := ""
 			if res.Outcome.Error != nil {
 				msg = res.Outcome.Error.Message

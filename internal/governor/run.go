@@ -51,6 +51,12 @@ func (g *Governor) Run(ctx context.Context, t Turn) Result {
 	if t.Consent == nil {
 		return g.failed(treq, fault.New(fault.ProcessError, "governor.consent_required", "no way to ask the user for consent was configured"))
 	}
+	// The caller's own input first, as the terminal checks it: a
+	// workspace that does not exist is the error to fix, whatever the
+	// backends (a missing CLI was reported instead over MCP).
+	if _, err := turn.Workspace(treq.Workspace); err != nil {
+		return g.failed(treq, err)
+	}
 	cfg, _ := g.loadConfig()
 	name, err := g.route(cfg, treq.Backend)
 	if err != nil {
