@@ -232,10 +232,21 @@ func report(b *testing.B, lat map[string][]time.Duration) {
 	gAdd := float64(pct(lat["gate"], .5) - d50)
 	nAdd := float64(pct(lat["nginx"], .5) - d50)
 	g99 := pct(lat["gate"], .99) - d99
-	fmt.Printf("gate/nginx added-latency ratio p50: %.2f (target <= 1.5); gate added p99: %v (target < 2ms)\n", gAdd/nAdd, g99)
+	// A benchmark reports; it does not fail on a target (they depend on
+	// the host: docs/PERFORMANCE.md). It says plainly which it missed.
+	fmt.Printf("gate/nginx added-latency ratio p50: %.2f (target <= 1.5: %s); gate added p99: %v (target < 2ms: %s)\n",
+		gAdd/nAdd, verdict(gAdd/nAdd <= 1.5), g99, verdict(g99 < 2*time.Millisecond))
 	b.ReportMetric(gAdd/1e3, "gate_added_p50_us")
 	b.ReportMetric(float64(g99)/1e3, "gate_added_p99_us")
 	b.ReportMetric(nAdd/1e3, "nginx_added_p50_us")
+}
+
+// verdict says whether a target was met.
+func verdict(met bool) string {
+	if met {
+		return "met"
+	}
+	return "NOT MET on this host and run, see docs/PERFORMANCE.md"
 }
 
 func sustained(b *testing.B, url, key string, workers int, d time.Duration) float64 {
