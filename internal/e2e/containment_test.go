@@ -45,7 +45,7 @@ func TestConsultKernelContainment(t *testing.T) {
 		t.Fatalf("consult = %v", sc)
 	}
 	if sc["containment"] != "kernel" || sc["output"] != "KERNEL-CONSULT-ANSWER" || sc["continuationAvailable"] != true {
-		t.Errorf("consult = containment %v output %q continuation %v", sc["containment"], sc["output"], sc["continuationAvailable"])
+		t.Errorf("consult = containment %v output %q continuation %v (reason: %v)", sc["containment"], sc["output"], sc["continuationAvailable"], sc["containmentReason"])
 	}
 	if v, _ := sc["verification"].(string); !strings.Contains(v, "tools=[Glob,Grep,Read]") || !strings.Contains(v, "containment=kernel") {
 		t.Errorf("verification = %q", v)
