@@ -31,7 +31,7 @@ const inputKey = "coagent8.consent"
 
 // answered handles the retried call of the multi-round-trip flow.
 func (g *Gate) answered(req *mcp.CallToolRequest, d policy.Decision) (Outcome, *mcp.CallToolResult, error) {
-	took, reason := g.redeem(req.Params.RequestState, d)
+	took, reason := g.redeem(req.Params.RequestState, callBinding(req, d), d)
 	if reason != "" {
 		return Outcome{}, nil, g.deny(d, reason)
 	}

@@ -25,7 +25,7 @@ func TestAnswerBound(t *testing.T) {
 		return &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{RequestState: state, InputResponses: mcp.InputResponseMap{key: ok}}}
 	}
 	fresh := func() string { now = time.Now(); return g.AskBound("k", "bind", &mcp.ElicitParams{}).RequestState }
-	consult := g.inputRequest(policy.Decision{Backend: "claude", Model: "m"}).RequestState
+	consult := g.inputRequest(policy.Decision{Backend: "claude", Model: "m"}, "").RequestState
 	spent := fresh()
 	if _, reason := g.AnswerBound(retried(spent, "k"), "k", "bind"); reason != "" {
 		t.Fatalf("first answer refused %s", reason)
@@ -60,7 +60,7 @@ func TestAnswerBound(t *testing.T) {
 		})
 	}
 	// A bound state never passes consult's check.
-	if _, reason := g.redeem(fresh(), policy.Decision{Backend: "", Model: ""}); reason != ReasonInvalidState {
+	if _, reason := g.redeem(fresh(), "", policy.Decision{Backend: "", Model: ""}); reason != ReasonInvalidState {
 		t.Errorf("consult redeemed a bound state: %q", reason)
 	}
 }

@@ -16,7 +16,8 @@
 //     InputRequests carry the form and a signed RequestState; the handler
 //     must return it unchanged. The client retries the call with
 //     InputResponses; Check then verifies the state (same backend and model,
-//     not expired, not replayed) and reads the answer.
+//     same call — tool and arguments — and same question text, not
+//     expired, not replayed) and reads the answer.
 //  3. Older protocols: Check sends elicitation/create itself
 //     ((*mcp.ServerSession).Elicit) with a time-out, so time-outs, transport
 //     errors and answers the SDK rejects become POLICY_DENIED with their own
@@ -56,6 +57,7 @@
 //
 // The calling agent cannot grant consent: no tool argument is read here,
 // the request state is HMAC-signed with a per-process key and bound to the
-// concrete model, and an answer is accepted once. The trust anchor is the
+// concrete model, to the call that asked and to the question shown, and an
+// answer is accepted once. The trust anchor is the
 // MCP client (host), which shows the form to the user.
 package consent

@@ -109,7 +109,7 @@ func (g *Gate) Check(ctx context.Context, req *mcp.CallToolRequest, d policy.Dec
 		return Outcome{}, nil, g.deny(d, ReasonUnsupportedClient)
 	}
 	if multiRoundTrip(req.ProtocolVersion()) {
-		return Outcome{}, g.inputRequest(d), nil
+		return Outcome{}, g.inputRequest(d, callBinding(req, d)), nil
 	}
 	return g.elicitLegacy(ctx, req, d)
 }

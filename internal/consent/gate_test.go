@@ -78,6 +78,9 @@ func (h *harness) connect(t *testing.T, protocol string, elicit func() answer, m
 	ctx := context.Background()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "coagent8-test", Version: "0"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "consult", InputSchema: map[string]any{"type": "object"}}, h.handler)
+	// A second governed tool: an answer given for one tool's call must
+	// not approve another's (TestRetryState).
+	srv.AddTool(&mcp.Tool{Name: "review", InputSchema: map[string]any{"type": "object"}}, h.handler)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {

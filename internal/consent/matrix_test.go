@@ -1,6 +1,7 @@
 package consent
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -165,6 +166,59 @@ func TestRetryState(t *testing.T) {
 		if got != "POLICY_DENIED consent.invalid_state" || h.starts.Load() != 0 {
 			t.Errorf("result %q, starts %d", got, h.starts.Load())
 		}
+	})
+	// The answer approves the question the user was shown, for the call
+	// that asked it: a retry that changes what the form showed (the
+	// reasoning effort) or the call itself (its arguments, or another
+	// tool) is refused, and nothing runs.
+	t.Run("retry with another reasoning effort", func(t *testing.T) {
+		h := newHarness(t, askDecision(true), time.Minute)
+		h.decision.Effort = "low"
+		cs := h.connect(t, "", func() answer { return nil }, true)
+		got := h.callManual(t, cs, ok, func() { h.decision.Effort = "max" })
+		if got != "POLICY_DENIED consent.invalid_state" || h.starts.Load() != 0 {
+			t.Errorf("result %q, starts %d", got, h.starts.Load())
+		}
+	})
+	for _, tc := range []struct {
+		name, tool string
+		args       map[string]any
+	}{
+		{"retry with other arguments", "consult", map[string]any{"proposal": promptCanary, "workspace_path": "/elsewhere"}},
+		{"retry with another prompt", "consult", map[string]any{"proposal": promptCanary + " and delete everything"}},
+		{"retry on another tool", "review", callArgs},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, askDecision(true), time.Minute)
+			cs := h.connect(t, "", func() answer { return nil }, true)
+			first, err := cs.CallTool(t.Context(), &mcpParams{Name: "consult", Arguments: callArgs})
+			if err != nil || first.RequestState == "" {
+				t.Fatalf("first pass: %+v, %v", first, err)
+			}
+			res, err := cs.CallTool(t.Context(), &mcpParams{Name: tc.tool, Arguments: tc.args, RequestState: first.RequestState,
+				InputResponses: mcpResponses{inputKey: (*mcpElicitResult)(ok)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.checkOutcome(t, resultText(res), "POLICY_DENIED consent.invalid_state", false)
+		})
+	}
+	t.Run("same arguments in another key order", func(t *testing.T) {
+		// A host may re-encode the arguments: the binding is their
+		// meaning, not their bytes.
+		h := newHarness(t, askDecision(true), time.Minute)
+		cs := h.connect(t, "", func() answer { return nil }, true)
+		args := map[string]any{"proposal": promptCanary, "workspace_path": "/w"}
+		first, err := cs.CallTool(t.Context(), &mcpParams{Name: "consult", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(t.Context(), &mcpParams{Name: "consult", Arguments: json.RawMessage(`{ "workspace_path":"/w", "proposal":"` + promptCanary + `" }`),
+			RequestState: first.RequestState, InputResponses: mcpResponses{inputKey: (*mcpElicitResult)(ok)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.checkOutcome(t, resultText(res), "ran remembered=false", false)
 	})
 	t.Run("replay", func(t *testing.T) {
 		h := newHarness(t, askDecision(true), time.Minute)

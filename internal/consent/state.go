@@ -15,24 +15,46 @@ import (
 )
 
 // state is what RequestState carries between the two passes: the concrete
-// backend and model asked about, the deadline and a nonce. It is signed,
-// not secret.
+// backend and model asked about, a digest of the call and the question
+// ([callBinding]), the deadline and a nonce. It is signed, not secret.
 type state struct {
 	V       int    `json:"v"`
 	Backend string `json:"b"`
 	Model   string `json:"m"`
+	Bind    string `json:"q"`
 	Expires int64  `json:"e"` // unix seconds
 	Issued  int64  `json:"i"` // unix milliseconds: how fast the host answered (see quick)
 	Nonce   string `json:"n"`
 }
 
+// callBinding is what a consult answer approves: the tool call that asked
+// (its tool and its arguments, by meaning: a host may re-encode them) and
+// the question the user was shown (Message: backend, model, effort,
+// price, why). Bound into the state, it makes a retry that changes any of
+// them — another reasoning effort, workspace or prompt, or another tool —
+// consent.invalid_state instead of a run the user never saw asked, as
+// [Gate.AskBound] does for the job and admission questions.
+func callBinding(req *mcp.CallToolRequest, d policy.Decision) string {
+	name, args := "", ""
+	if req != nil && req.Params != nil {
+		name, args = req.Params.Name, string(req.Params.Arguments)
+		var v any
+		if json.Unmarshal(req.Params.Arguments, &v) == nil {
+			b, _ := json.Marshal(v) // object keys sorted; a value decoded from JSON always encodes
+			args = string(b)
+		}
+	}
+	return digest("consult\x00" + name + "\x00" + args + "\x00" + Message(d))
+}
+
 // inputRequest returns the first-pass result: the form as an input request
-// and no content (the SDK rejects a result with both).
-func (g *Gate) inputRequest(d policy.Decision) *mcp.CallToolResult {
+// and no content (the SDK rejects a result with both). bind is the
+// call's [callBinding].
+func (g *Gate) inputRequest(d policy.Decision, bind string) *mcp.CallToolResult {
 	nonce := make([]byte, 16)
 	rand.Read(nonce) // crypto/rand.Read never fails (Go ≥ 1.24)
 	now := g.now()
-	s := state{V: 1, Backend: d.Backend, Model: d.Model, Expires: now.Add(g.timeout).Unix(), Issued: now.UnixMilli(),
+	s := state{V: 1, Backend: d.Backend, Model: d.Model, Bind: bind, Expires: now.Add(g.timeout).Unix(), Issued: now.UnixMilli(),
 		Nonce: base64.RawURLEncoding.EncodeToString(nonce)}
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{inputKey: params(d)},
@@ -53,12 +75,12 @@ func (g *Gate) mac(msg string) []byte {
 }
 
 // redeem checks a retried call's state and spends it. It returns how long
-// the answer took and "" when the state is valid for d, else the refusal
-// reason.
-func (g *Gate) redeem(raw string, d policy.Decision) (time.Duration, string) {
+// the answer took and "" when the state is valid for d and the call's
+// binding bind, else the refusal reason.
+func (g *Gate) redeem(raw, bind string, d policy.Decision) (time.Duration, string) {
 	s, ok := g.verify(raw)
 	switch {
-	case !ok || s.Backend != d.Backend || s.Model != d.Model:
+	case !ok || s.Backend != d.Backend || s.Model != d.Model || s.Bind != bind:
 		return 0, ReasonInvalidState
 	case g.now().Unix() > s.Expires:
 		return 0, ReasonTimeout
