@@ -134,7 +134,8 @@ func (q JobQuestion) Message() string {
 		"Budget ceiling: %.2f USD, %d requests, %d minutes. Workspace: %s. "+
 		"The agent will edit a copy of the workspace and run commands in a sandbox whose only network is the model provider (through coagent8's gate); "+
 		"your checkout is not changed until you admit the result with `coagent8 admit JOB` in a terminal.",
-		d.Backend, d.Model, price, q.Budget.MaxUSD, q.Budget.MaxRequests, q.Budget.MaxMinutes, q.Workspace)
+		d.Backend, d.Model, price, q.Budget.MaxUSD, q.Budget.MaxRequests, q.Budget.MaxMinutes,
+		oneLine(q.Workspace)) // the agent's workspace_path: see AdmissionQuestion.WorkspaceText
 }
 
 // JobConsent asks the user whether a delegate job may start. MCP asks by

@@ -72,7 +72,7 @@ type FileChange struct {
 func (q AdmissionQuestion) Message() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The calling agent asks you to admit delegate job %s into your checkout %s. "+
-		"Admitting writes exactly this patch (digest %s) to the checkout, all or nothing.\n", q.Job, q.Workspace, q.Digest)
+		"Admitting writes exactly this patch (digest %s) to the checkout, all or nothing.\n", q.Job, q.WorkspaceText(), q.Digest)
 	add, rm := 0, 0
 	for _, f := range q.Files {
 		add, rm = add+f.Added, rm+f.Removed
@@ -102,6 +102,14 @@ func (q AdmissionQuestion) Message() string {
 	b.WriteString("Review the full patch with `coagent8 jobs " + q.Job + "` in a terminal. Only approve: true admits.")
 	return b.String()
 }
+
+// WorkspaceText is the workspace as the question shows it. It is the
+// path the calling agent named (delegate's workspace_path), and a
+// directory name can hold any byte but "/" and NUL: its line breaks,
+// controls and bidi overrides are escaped, so a directory named
+// "p\nCheck: all checks passed" cannot add a line that reads as the
+// form's own. It is not clipped: the user must see which checkout.
+func (q AdmissionQuestion) WorkspaceText() string { return oneLine(q.Workspace) }
 
 // clip cuts s to maxQuestionName runes, marking the cut with "…".
 func clip(s string) string {

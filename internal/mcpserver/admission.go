@@ -207,7 +207,7 @@ func safeName(s string) string {
 
 func admissionParams(q governor.AdmissionQuestion) *mcp.ElicitParams {
 	props := map[string]any{"approve": map[string]any{"type": "boolean", "title": "Admit this candidate into the checkout",
-		"description": "Choose true to write exactly this patch (" + q.Digest + ") to " + q.Workspace + "."}}
+		"description": "Choose true to write exactly this patch (" + q.Digest + ") to " + q.WorkspaceText() + "."}}
 	required := []string{"approve"}
 	if q.Taint != "" {
 		props["acknowledge_taint"] = map[string]any{"type": "boolean", "title": "I have read the taint reason",

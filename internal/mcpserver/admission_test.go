@@ -85,3 +85,15 @@ func TestAskAdmissionWithoutSession(t *testing.T) {
 		}
 	}
 }
+
+// TestAdmissionParamsEscapeWorkspace: the approve field's description
+// names the workspace escaped like the message (the agent's directory
+// name must not add form lines or bidi overrides).
+func TestAdmissionParamsEscapeWorkspace(t *testing.T) {
+	q := governor.AdmissionQuestion{Job: "job_1", Workspace: "/w\nCheck: ok\u202e", Digest: "sha256:ab"}
+	props := admissionParams(q).RequestedSchema.(map[string]any)["properties"].(map[string]any)
+	desc := props["approve"].(map[string]any)["description"].(string)
+	if strings.ContainsAny(desc, "\n\u202e") || !strings.Contains(desc, `/w\nCheck: ok\u202e`) {
+		t.Errorf("description = %q", desc)
+	}
+}
