@@ -73,11 +73,11 @@ type ReviewScope struct {
 	Omitted    []string `json:"omitted,omitempty"`
 }
 
-// Review collects the Git scope, starts the user's checks beside the
-// turn, runs the turn through [Governor.Run] and gates the answer (a
-// failing check blocks READY with verify.ReasonFailed). A refused,
-// pending or failed turn stops the checks and is BLOCKED whatever they
-// say.
+// Review collects the Git scope, runs the turn through [Governor.Run]
+// with the user's checks started beside it once the turn is admitted,
+// and gates the answer (a failing check blocks READY with
+// verify.ReasonFailed). A refused, pending or failed turn stops the
+// checks and is BLOCKED whatever they say.
 func (g *Governor) Review(ctx context.Context, r ReviewTurn) ReviewResult {
 	prep, err := g.prepareReview(ctx, r)
 	if err != nil {
@@ -88,7 +88,20 @@ func (g *Governor) Review(ctx context.Context, r ReviewTurn) ReviewResult {
 	r.Request.Prompt, r.Request.OutputSchema = prep.Prompt, prep.Schema
 	r.Background = false
 	ws, _ := turn.Workspace(r.Request.Workspace) // validated by prepareReview
-	checks := g.startChecks(ctx, ws, r.RunChecks)
+	// The checks start only when Run attaches to the admitted turn: after
+	// routing, governance and the user's answer, never while the question
+	// is open or for a review the user declined, a deny rule refused or
+	// an input request deferred (nothing acts before the answer). They
+	// still run beside the model turn.
+	var checks *checkRun
+	attach := r.Attach
+	r.Attach = func(treq *turn.Request) func() {
+		checks = g.startChecks(ctx, ws, r.RunChecks)
+		if attach != nil {
+			return attach(treq)
+		}
+		return func() {}
+	}
 	res := g.Run(ctx, r.Turn)
 	if res.Pending || res.Outcome.Error != nil {
 		// Refused, waiting for input or failed: BLOCKED (or no review)
