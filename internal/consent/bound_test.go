@@ -64,3 +64,48 @@ func TestAnswerBound(t *testing.T) {
 		t.Errorf("consult redeemed a bound state: %q", reason)
 	}
 }
+
+// TestReplayInTheLastSecond: a spent state stays spent for as long as it
+// could still be redeemed. Expiry is checked in whole seconds (a state
+// expiring at second E is valid up to E+0.999…); forgetting spent nonces
+// with a finer clock dropped the nonce at E+0.001 while the state still
+// passed, so a replay in that last second was accepted as a new answer.
+// Both flows: consult's state and a bound question's.
+func TestReplayInTheLastSecond(t *testing.T) {
+	var now time.Time
+	g, err := New(Options{Sink: &event.Memory{}, Timeout: time.Minute, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}
+	d := policy.Decision{Backend: "claude", Model: "m"}
+	for _, tc := range []struct {
+		name   string
+		ask    func() string
+		redeem func(state string) string
+	}{
+		{"bound", func() string { return g.AskBound("k", "bind", &mcp.ElicitParams{}).RequestState }, func(state string) string {
+			_, reason := g.AnswerBound(&mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{RequestState: state,
+				InputResponses: mcp.InputResponseMap{"k": ok}}}, "k", "bind")
+			return reason
+		}},
+		{"consult", func() string { return g.inputRequest(d, "bind").RequestState }, func(state string) string {
+			_, reason := g.redeem(state, "bind", d)
+			return reason
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now = time.Unix(1_800_000_000, 250e6)
+			state := tc.ask()
+			if got := tc.redeem(state); got != "" {
+				t.Fatalf("first answer refused: %s", got)
+			}
+			for _, at := range []time.Duration{30 * time.Second, time.Minute - 1, time.Minute + 1, time.Minute + 700*time.Millisecond} {
+				now = time.Unix(1_800_000_000, 0).Add(at)
+				if got := tc.redeem(state); got == "" {
+					t.Errorf("replay at +%v accepted", at)
+				}
+			}
+		})
+	}
+}

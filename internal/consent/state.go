@@ -110,10 +110,14 @@ func (g *Gate) verify(raw string) (state, bool) {
 }
 
 // prune forgets spent nonces whose state has expired anyway. g.mu is held.
+// "Expired" is the test [Gate.redeem] and [Gate.AnswerBound] apply, in
+// whole seconds: a state expiring at second E still passes up to
+// E+0.999…, so its nonce must be kept that long (with time.After it was
+// dropped at E+0.001 and a replay in that last second was accepted).
 func (g *Gate) prune() {
-	now := g.now()
+	now := g.now().Unix()
 	for n, exp := range g.used {
-		if now.After(exp) {
+		if now > exp.Unix() {
 			delete(g.used, n)
 		}
 	}
