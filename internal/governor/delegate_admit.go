@@ -67,12 +67,21 @@ type FileChange struct {
 	Removed int    `json:"removed"`
 }
 
-// Message is the question's text: job, workspace, digest, the diff
-// summary, every finding, the taint reason and the checks.
+// Message is the question's text: job, workspace, digest, the taint
+// reason and the checks, then the diff summary and every finding.
 func (q AdmissionQuestion) Message() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The calling agent asks you to admit delegate job %s into your checkout %s. "+
 		"Admitting writes exactly this patch (digest %s) to the checkout, all or nothing.\n", q.Job, q.WorkspaceText(), q.Digest)
+	// The taint and the user's checks come before the file and finding
+	// lists, whose length the agent chooses: they must not be pushed
+	// below the part of a long form a host shows or a user reads.
+	if q.Taint != "" {
+		fmt.Fprintf(&b, "TAINTED: %s. Admitting needs the taint acknowledged below.\n", clip(q.Taint))
+	}
+	for _, c := range q.Checks {
+		fmt.Fprintf(&b, "Check: %s\n", c)
+	}
 	add, rm := 0, 0
 	for _, f := range q.Files {
 		add, rm = add+f.Added, rm+f.Removed
@@ -92,12 +101,6 @@ func (q AdmissionQuestion) Message() string {
 			break
 		}
 		fmt.Fprintf(&b, "  [%s] %s %s: %s\n", f.Severity, f.Rule, clip(f.Path), f.Message)
-	}
-	if q.Taint != "" {
-		fmt.Fprintf(&b, "TAINTED: %s. Admitting needs the taint acknowledged below.\n", clip(q.Taint))
-	}
-	for _, c := range q.Checks {
-		fmt.Fprintf(&b, "Check: %s\n", c)
 	}
 	b.WriteString("Review the full patch with `coagent8 jobs " + q.Job + "` in a terminal. Only approve: true admits.")
 	return b.String()

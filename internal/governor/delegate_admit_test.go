@@ -1,9 +1,11 @@
 package governor
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -146,6 +148,30 @@ func TestQuestionsShowWorkspaceAsData(t *testing.T) {
 		}
 		if want := `/home/u/p\nCheck: all checks passed\r\nTAINTED: no\u2028x\u202eevil\x1b[2J`; !strings.Contains(msg, want) {
 			t.Errorf("%s: the workspace is not shown escaped (%s):\n%q", name, want, msg)
+		}
+	}
+}
+
+// TestAdmissionQuestionVerdictFirst: the lines coagent8 itself vouches
+// for — the taint and the user's checks — come before the lists whose
+// length the agent chooses (up to 40 files and 200 findings): a host
+// that shows the start of a long form, or a user who reads the start,
+// must not miss a failed check buried under the agent's file names.
+func TestAdmissionQuestionVerdictFirst(t *testing.T) {
+	q := AdmissionQuestion{Job: "job_1", Workspace: "/w", Digest: "sha256:ab", Taint: "gate.revoked",
+		Checks: []string{"go test ./...: failed (exited, exit code 1)"}}
+	for i := range 60 {
+		q.Files = append(q.Files, FileChange{Path: fmt.Sprintf("f%02d.txt", i), Added: 1})
+	}
+	for range 300 {
+		q.Findings = append(q.Findings, JobFinding{Rule: "ci.workflow", Severity: "warn", Path: ".github/workflows/x.yml", Message: "CI configuration"})
+	}
+	lines := strings.Split(q.Message(), "\n")
+	files := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "Files (") })
+	for _, want := range []string{"TAINTED: gate.revoked", "Check: go test ./...: failed"} {
+		at := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, want) })
+		if at < 0 || files < 0 || at > files {
+			t.Errorf("%q is line %d, the file list starts at line %d", want, at, files)
 		}
 	}
 }
