@@ -6,6 +6,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/policy"
 )
 
 // TestHostAnswerWording: a decline or cancel that comes back faster than
@@ -59,6 +63,42 @@ func TestHostAnswerWording(t *testing.T) {
 			}
 			if fe.Details["answer_ms"] == "" {
 				t.Errorf("no answer_ms detail: %v", fe.Details)
+			}
+		})
+	}
+}
+
+// TestUserRefusalNamesNoWayAround: the refusal text reaches the calling
+// agent. After the user's own no (a decline a person could have given,
+// approve false) or a retry that carried no valid answer, it names no way
+// to make the model run without asking (governance.models.allow): that
+// would read as instructions to undo the user's answer. A refusal nobody
+// gave (no form support, a time-out, the host's own instant decline)
+// still names it.
+func TestUserRefusalNamesNoWayAround(t *testing.T) {
+	g, err := New(Options{Sink: &event.Memory{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := policy.Decision{Effect: policy.Ask, Backend: "claude", Model: "m-ask"}
+	for _, tt := range []struct {
+		name string
+		err  error
+		way  bool
+	}{
+		{"user declined", g.refuseAnswer(d, "decline", 5*time.Second), false},
+		{"approve false", g.deny(d, ReasonNotApproved), false},
+		{"forged or replayed state", g.deny(d, ReasonInvalidState), false},
+		{"no approve in the answer", g.deny(d, ReasonInvalidAnswer), false},
+		{"host declined at once", g.refuseAnswer(d, "decline", 3*time.Millisecond), true},
+		{"cancelled", g.refuseAnswer(d, "cancel", 5*time.Second), true},
+		{"no form support", g.deny(d, ReasonUnsupportedClient), true},
+		{"timeout", g.deny(d, ReasonTimeout), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			msg := fault.From(tt.err).Message
+			if got := strings.Contains(msg, "governance.models.allow"); got != tt.way {
+				t.Errorf("names governance.models.allow = %v, want %v: %q", got, tt.way, msg)
 			}
 		})
 	}

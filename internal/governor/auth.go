@@ -60,10 +60,17 @@ func (g *Governor) explainAuth(o *turn.Outcome, backend string) {
 // model on every turn with no way forward named. The command carries
 // --unlisted when the price list does not know model, which `governance
 // allow` would otherwise refuse as governance.unknown_model.
+//
+// No remedy follows the user's own no (a decline a person gave, approve
+// false) or a retried call with no valid answer (forged, replayed or
+// altered state, no approve): the message goes to the calling agent,
+// which must not be handed the command that undoes the user's answer
+// (consent.NoWayAround; the reasons are repeated here, as consent imports
+// this package).
 func withRemedy(err error, d policy.Decision) error {
 	var fe *fault.Error
 	model := d.Model
-	if !errors.As(err, &fe) || fe.Code != fault.PolicyDenied || !policy.ValidID(model) {
+	if !errors.As(err, &fe) || fe.Code != fault.PolicyDenied || !policy.ValidID(model) || usersNo(fe) {
 		return err
 	}
 	cmd := "coagent8 governance allow " + model
@@ -77,6 +84,19 @@ func withRemedy(err error, d policy.Decision) error {
 		out = out.With(k, v)
 	}
 	return out.With("remedy", cmd)
+}
+
+// usersNo reports whether fe is the user's own refusal or a retry with no
+// valid answer (see withRemedy). A decline the host gave faster than a
+// person can answer carries answered_by "host" and is nobody's no.
+func usersNo(fe *fault.Error) bool {
+	switch fe.Reason {
+	case "consent.not_approved", "consent.invalid_state", "consent.invalid_answer":
+		return true
+	case "consent.declined":
+		return fe.Details["answered_by"] != "host"
+	}
+	return false
 }
 
 // listed reports whether `governance allow` knows d's model: the price

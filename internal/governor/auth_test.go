@@ -2,6 +2,7 @@ package governor
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/coagent8/coagent8/internal/fault"
@@ -38,6 +39,36 @@ func TestWithRemedyNamesACommandThatWorks(t *testing.T) {
 			}
 			if got := fe.Details["remedy"]; got != tt.want {
 				t.Errorf("remedy %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestWithRemedyNotAfterTheUsersNo: the remedy command goes to the
+// calling agent. It is added where nobody said no (no form support, a
+// time-out, the host's own instant decline), never after the user's own
+// decline or approve:false, nor after a retry with a forged, replayed or
+// empty answer: there it would name the way to undo the user's answer.
+func TestWithRemedyNotAfterTheUsersNo(t *testing.T) {
+	d := policy.Decision{Model: "m-1", PriceMatch: policy.MatchExact}
+	for _, tt := range []struct {
+		name string
+		err  *fault.Error
+		want bool
+	}{
+		{"no form support", fault.New(fault.PolicyDenied, "consent.unsupported_client", "x"), true},
+		{"timeout", fault.New(fault.PolicyDenied, "consent.timeout", "x"), true},
+		{"host declined at once", fault.New(fault.PolicyDenied, "consent.declined", "x").With("answered_by", "host"), true},
+		{"user declined", fault.New(fault.PolicyDenied, "consent.declined", "x").With("answered_by", "user"), false},
+		{"approve false", fault.New(fault.PolicyDenied, "consent.not_approved", "x"), false},
+		{"forged state", fault.New(fault.PolicyDenied, "consent.invalid_state", "x"), false},
+		{"no approve", fault.New(fault.PolicyDenied, "consent.invalid_answer", "x"), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fe := fault.From(withRemedy(tt.err, d))
+			_, got := fe.Details["remedy"]
+			if got != tt.want || strings.Contains(fe.Message, "governance allow") != tt.want {
+				t.Errorf("remedy %v (want %v): %q", got, tt.want, fe.Message)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/coagent8/coagent8/internal/consent"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/governor"
+	"github.com/coagent8/coagent8/internal/policy"
 )
 
 // TestJudgeAdmission: only accept with approve === true (a boolean)
@@ -95,5 +96,25 @@ func TestAdmissionParamsEscapeWorkspace(t *testing.T) {
 	desc := props["approve"].(map[string]any)["description"].(string)
 	if strings.ContainsAny(desc, "\n\u202e") || !strings.Contains(desc, `/w\nCheck: ok\u202e`) {
 		t.Errorf("description = %q", desc)
+	}
+}
+
+// TestDeniedAfterTheUsersNo: the job and admission refusals reach the
+// calling agent. After the user's own no, or a retry with no valid
+// answer, they name no way around the user (delegate.allowWithoutAsking,
+// `coagent8 admit` in a terminal); where nobody said no they still do.
+func TestDeniedAfterTheUsersNo(t *testing.T) {
+	q := governor.JobQuestion{Decision: policy.Decision{Model: "m"}}
+	for _, tt := range []struct {
+		reason string
+		way    bool
+	}{
+		{consent.ReasonDeclined, false}, {consent.ReasonNotApproved, false}, {consent.ReasonInvalidState, false},
+		{consent.ReasonInvalidAnswer, false}, {consent.ReasonUnsupportedClient, true}, {consent.ReasonTimeout, true},
+	} {
+		job, adm := fault.From(jobDenied(q, tt.reason, "what")).Message, fault.From(admissionDenied(tt.reason, "what")).Message
+		if strings.Contains(job, "allowWithoutAsking") != tt.way || strings.Contains(adm, "coagent8 admit") != tt.way {
+			t.Errorf("%s: job %q, admission %q (want a way around: %v)", tt.reason, job, adm, tt.way)
+		}
 	}
 }
