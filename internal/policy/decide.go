@@ -111,7 +111,7 @@ func decideLists(r Rules, d Decision) (Decision, bool) {
 		ids    []string
 		effect Effect
 		reason string
-		loose  bool // dot and dash versions are one id (see firstCover)
+		loose  bool // other spellings of the same model are one id (see firstCover)
 	}{
 		{"deny", r.deny, Deny, ReasonDenyRule, true},
 		{"ask", r.ask, Ask, ReasonAskRule, true},

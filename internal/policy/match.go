@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // efforts are the reasoning-effort suffixes an id may carry
 // (governance-and-consent.md §5).
@@ -42,18 +45,58 @@ func covers(rule, model string) bool {
 func spelling(id string) string { return strings.ReplaceAll(id, ".", "-") }
 
 // firstCover returns the first entry of list that covers model. A loose
-// list (deny, ask) also covers model when the two differ only in how
-// their version is spelt, dot or dash, still as whole ids: a deny rule
-// written "claude-opus-4.7", as the catalogs spell it, must not miss the
-// "claude-opus-4-7" Claude Code runs (newcomer report). The allow list
-// stays exact, so the widening only ever asks or refuses more.
+// list (deny, ask) also covers model when the two name the same model in
+// another spelling, still as whole ids: a version spelt with dots or
+// dashes (a deny rule written "claude-opus-4.7", as the catalogs spell
+// it, must not miss the "claude-opus-4-7" Claude Code runs; newcomer
+// report), a provider or router prefix ("openai/gpt-5"), a router
+// variant (":nitro"), a dated snapshot ("-2025-08-07", "-20250929"),
+// "-latest", or a ".0" minor version (red team: deny
+// "gpt-5" answered ask for gpt-5-2025-08-07). The allow list stays
+// exact, so the widening only ever asks or refuses more.
 func firstCover(list []string, model string, loose bool) (string, bool) {
 	for _, rule := range list {
-		if covers(rule, model) || loose && covers(spelling(rule), spelling(model)) {
+		if covers(rule, model) || loose && (covers(spelling(rule), spelling(model)) || sameModel(rule, model)) {
 			return rule, true
 		}
 	}
 	return "", false
+}
+
+// sameModel reports whether a and b name the same model once both are
+// reduced to their base id ([baseID]).
+func sameModel(a, b string) bool {
+	x, y := baseID(a), baseID(b)
+	return x != "" && x == y
+}
+
+// Snapshot and alias suffixes of a base id: a date as the providers
+// append it (OpenAI -YYYY-MM-DD and the older -MMDD, Anthropic
+// -YYYYMMDD), "-latest", and a trailing ".0"/"-0" minor version.
+var (
+	dateSuffix    = regexp.MustCompile(`(?:-\d{4}-\d{2}-\d{2}|-\d{8}|-\d{4})$`)
+	aliasSuffix   = regexp.MustCompile(`-latest$`)
+	zeroVersion   = regexp.MustCompile(`-0$`)
+	effortPattern = regexp.MustCompile(`-(?:` + strings.Join(efforts, "|") + `)$`)
+)
+
+// baseID is id in lower case without a provider or router prefix (up to
+// the last "/"), a ":variant", a reasoning-effort
+// suffix, a dated snapshot, "-latest" and a ".0" minor version, with its
+// dots as dashes: "openai/GPT-5.0-2025-08-07:nitro" → "gpt-5".
+func baseID(id string) string {
+	id = strings.ToLower(id)
+	if i := strings.LastIndexByte(id, '/'); i >= 0 {
+		id = id[i+1:]
+	}
+	if i := strings.IndexByte(id, ':'); i >= 0 {
+		id = id[:i]
+	}
+	id = effortPattern.ReplaceAllString(id, "") // ":effort" went with the variant
+	id = dateSuffix.ReplaceAllString(id, "")
+	id = aliasSuffix.ReplaceAllString(id, "")
+	id = spelling(id)
+	return zeroVersion.ReplaceAllString(id, "")
 }
 
 // StripEffort returns id without a trailing reasoning-effort suffix
