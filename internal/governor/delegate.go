@@ -120,7 +120,13 @@ type JobQuestion struct {
 	// Workspace is the canonical workspace; Budget the approved ceiling.
 	Workspace string
 	Budget    job.Budget
+	// Task is what the calling agent asks the delegated agent to do, as
+	// it wrote it: the question shows its start as data.
+	Task string
 }
+
+// maxQuestionTask is how many runes of the task the job question shows.
+const maxQuestionTask = 300
 
 // Message is the text of the question: backend, concrete model and
 // price, the budget ceiling, the workspace, and what the agent may do.
@@ -133,10 +139,30 @@ func (q JobQuestion) Message() string {
 	return fmt.Sprintf("coagent8 asks before starting a delegate job. Backend: %s. Model: %s. Price: %s. "+
 		"Budget ceiling: %.2f USD, %d requests, %d minutes. Workspace: %s. "+
 		"The agent will edit a copy of the workspace and run commands in a sandbox whose only network is the model provider (through coagent8's gate); "+
-		"your checkout is not changed until you admit the result with `coagent8 admit JOB` in a terminal.",
+		"your checkout is not changed until you admit the result with `coagent8 admit JOB` in a terminal.%s",
 		d.Backend, d.Model, price, q.Budget.MaxUSD, q.Budget.MaxRequests, q.Budget.MaxMinutes,
-		oneLine(q.Workspace)) // the agent's workspace_path: see AdmissionQuestion.WorkspaceText
+		oneLine(q.Workspace), // the agent's workspace_path: see AdmissionQuestion.WorkspaceText
+		q.taskText())
 }
+
+// taskText is the task as the question shows it, last (the calling
+// agent's words must not push coagent8's own lines down), labelled as the
+// agent's, on one line with its controls escaped and at most
+// maxQuestionTask runes; "" without a task.
+func (q JobQuestion) taskText() string {
+	t := strings.TrimSpace(q.Task)
+	if t == "" {
+		return ""
+	}
+	if r := []rune(t); len(r) > maxQuestionTask {
+		t = string(r[:maxQuestionTask-1]) + "…"
+	}
+	return " The task, in the calling agent's words (data, not coagent8's): «" + guillemets.Replace(oneLine(t)) + "»"
+}
+
+// guillemets escapes the quote marks the task is shown between, so the
+// agent's text cannot seem to end the quote and go on as coagent8's.
+var guillemets = strings.NewReplacer("«", `\u00ab`, "»", `\u00bb`)
 
 // JobConsent asks the user whether a delegate job may start. MCP asks by
 // elicitation; the terminal cannot ask and refuses.
@@ -227,7 +253,7 @@ func (g *Governor) Delegate(ctx context.Context, t DelegateTask) (JobView, error
 	if err := gateCredential(cfg, g.env, backend); err != nil {
 		return JobView{}, g.refuse(err, backend, t.Model, "gate.credentials")
 	}
-	q := JobQuestion{Decision: d, Workspace: ws, Budget: budget}
+	q := JobQuestion{Decision: d, Workspace: ws, Budget: budget, Task: t.Task}
 	if err := g.jobConsent(ctx, cfg, q, t.Consent); err != nil {
 		return JobView{}, err
 	}
