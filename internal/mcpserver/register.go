@@ -29,11 +29,12 @@ func (s *Server) register(profile string) error {
 	handlers := map[string]mcp.ToolHandler{}
 	for _, name := range slices.Sorted(maps.Keys(all)) {
 		t, h := all[name]()
+		h = s.recovered(name, h)
 		s.mcp.AddTool(t, h)
 		handlers[name] = h
 	}
 	t, h := s.runTool(handlers)
-	s.mcp.AddTool(t, h)
+	s.mcp.AddTool(t, s.recovered(t.Name, h))
 	s.mcp.AddReceivingMiddleware(listFilter(profile), refuseSetLevel)
 	return nil
 }
