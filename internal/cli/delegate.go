@@ -207,7 +207,7 @@ func newDelegateCmd(a *app) *cobra.Command {
 	fl.StringVar(&o.workspace, "workspace", "", "the Git work tree's top level (default: the current directory)")
 	fl.StringVar(&o.backend, "backend", "claude", "claude, codex, or auto (= claude); agy is not supported yet")
 	fl.StringVar(&o.model, "model", "", "model id (default: the backend's default; still governed)")
-	fl.StringVar(&o.effort, "reasoning-effort", "", "reasoning effort")
+	fl.StringVar(&o.effort, "reasoning-effort", "", "not applied to delegate jobs in this version: refused (the agent runs at the model's default effort)")
 	fl.StringVar(&o.base, "base", "", "HEAD (default), another commit (id, branch, tag, HEAD~2: the patch is then relative to it), or uncommitted (the working tree as it is, untracked files included); a commit needs the tracked files unchanged")
 	fl.Float64Var(&o.budget.MaxUSD, "max-usd", 0, "spend budget in USD (required; above 0, at most delegate.maxUSD, never above 10000)")
 	fl.IntVar(&o.budget.MaxMinutes, "max-minutes", 0, "wall-clock budget in minutes, 0..1440 (0 and ceiling: delegate.maxMinutes)")

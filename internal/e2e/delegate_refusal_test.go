@@ -117,6 +117,8 @@ func TestDelegateBadInput(t *testing.T) {
 		{"empty task", map[string]any{"task": "", "workspace_path": ws, "budget": ok}, "INVALID_INPUT", "delegate.task_empty"},
 		{"blank task", map[string]any{"task": " \n", "workspace_path": ws, "budget": ok}, "INVALID_INPUT", "delegate.task_empty"},
 		{"oversized task", map[string]any{"task": strings.Repeat("x", 64<<10+1), "workspace_path": ws, "budget": ok}, "INVALID_INPUT", ""},
+		// A reasoning effort is not applied to jobs: refused, never dropped.
+		{"reasoning effort", map[string]any{"task": "t", "workspace_path": ws, "budget": ok, "reasoning_effort": "high"}, "INVALID_INPUT", "delegate.effort_unsupported"},
 		{"relative workspace", map[string]any{"task": "t", "workspace_path": "rel/ws", "budget": ok}, "INVALID_INPUT", "workspace.relative"},
 		{"missing workspace", map[string]any{"task": "t", "workspace_path": "/nonexistent/coagent8-ws", "budget": ok}, "INVALID_INPUT", "workspace.not_found"},
 		{"not a git work tree", map[string]any{"task": "t", "workspace_path": plain, "budget": ok}, "INVALID_INPUT", "git.not_repository"},

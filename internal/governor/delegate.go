@@ -39,8 +39,13 @@ const (
 
 // Reasons of the delegate path's refusals.
 const (
-	ReasonTaskEmpty     = "delegate.task_empty"
-	ReasonTaskSize      = "delegate.task_size"
+	ReasonTaskEmpty = "delegate.task_empty"
+	ReasonTaskSize  = "delegate.task_size"
+	// ReasonEffort refuses a reasoning effort for a job: the pinned CLIs
+	// run jobs at the model's default effort, and an effort accepted but
+	// not applied would be a setting the caller believes in and pays for
+	// (contract.md: advertised effort defaults were never applied).
+	ReasonEffort        = "delegate.effort_unsupported"
 	ReasonBudgetMissing = "delegate.budget_zero"
 	ReasonBudgetInvalid = "delegate.budget_invalid"
 	ReasonBudgetCeiling = "delegate.budget_above_ceiling"
@@ -84,8 +89,9 @@ type DelegateTask struct {
 	Backend string
 	// Workspace is the absolute top level of the user's Git work tree.
 	Workspace string
-	// Model and Effort are as for consult: "" is the backend's default,
-	// still governed.
+	// Model is as for consult: "" is the backend's default, still
+	// governed. Effort must be "": a job runs at the model's default
+	// effort (INVALID_INPUT delegate.effort_unsupported otherwise).
 	Model, Effort string
 	// Base is the state the candidate starts from: "" or "HEAD" (the
 	// workspace's HEAD, whose tracked files must be unchanged), any
@@ -219,6 +225,10 @@ var _ DelegateGate = (*gate.Gate)(nil)
 func (g *Governor) Delegate(ctx context.Context, t DelegateTask) (JobView, error) {
 	if err := validTask(t.Task); err != nil {
 		return JobView{}, err
+	}
+	if t.Effort != "" {
+		return JobView{}, fault.New(fault.InvalidInput, ReasonEffort,
+			"reasoning_effort is not applied to delegate jobs in this version (the agent runs at the model's default effort): omit it")
 	}
 	cfg, _ := g.loadConfig()
 	if err := cfg.GovernanceErr(); err != nil {

@@ -28,7 +28,7 @@ type DelegateArgs struct {
 	Backend         string          `json:"backend,omitempty" jsonschema:"claude (also auto) or codex (agy is refused as unsupported)"`
 	WorkspacePath   string          `json:"workspace_path" jsonschema:"absolute path of the Git work tree's top level"`
 	Model           string          `json:"model,omitempty" jsonschema:"model id; omitted = the backend's default (still governed)"`
-	ReasoningEffort string          `json:"reasoning_effort,omitempty" jsonschema:"none, minimal, low, medium, high, xhigh or max"`
+	ReasoningEffort string          `json:"reasoning_effort,omitempty" jsonschema:"not applied to delegate jobs in this version: omit it (any value is refused INVALID_INPUT delegate.effort_unsupported; the agent runs at the model's default effort)"`
 	Budget          *DelegateBudget `json:"budget,omitempty" jsonschema:"start: the job's budget (max_usd required), at most the user's ceilings"`
 	Base            string          `json:"base,omitempty" jsonschema:"the state the candidate starts from: HEAD (default; a revision naming HEAD's commit also works; tracked files must be unchanged) or uncommitted (the working tree as it is: tracked changes and untracked files not ignored; the patch is relative to it). Another commit is refused INVALID_INPUT delegate.base_not_head"`
 	Wait            *bool           `json:"wait,omitempty" jsonschema:"true = answer when the job has ended; default false (answer at once with the job handle)"`
