@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,5 +88,35 @@ func TestDiskFilesBounded(t *testing.T) {
 		Stdout: &out, Stderr: &out, Limits: Limits{DiskFiles: 5000}})
 	if got, want := r.Exit.Class, ExitDiskLimit; got != want {
 		t.Errorf("exit class %s, want %s (%+v):\n%s", got, want, r.Exit, out.String())
+	}
+}
+
+// TestDiskAllocationBounded: fallocate(2) reserves any number of blocks
+// in one system call, faster than the disk watch polls, and with
+// FALLOC_FL_KEEP_SIZE the file's size stays 0, so RLIMIT_FSIZE does not
+// apply either: one call could take the whole file system, the user's
+// state included, before the watch looked. A run may not get more blocks
+// than Disk by allocation; writing them (which the watch keeps up with)
+// is the way left.
+func TestDiskAllocationBounded(t *testing.T) {
+	const disk = 64 << 20
+	for _, dir := range []string{"/job/scratch", "/job/workspace"} {
+		t.Run(dir, func(t *testing.T) {
+			var out bytes.Buffer
+			// -n is FALLOC_FL_KEEP_SIZE; the second file is a plain
+			// fallocate past the size bound of the first.
+			script := `cd ` + dir + `; : > k; fallocate -n -l 1G k; fallocate -l 256M g; echo "KB $(du -sk . | cut -f1)"`
+			r := runUnqualified(t, newTestSandbox(t), testCtx(t), Spec{Path: "/usr/bin/dash", Args: []string{"-c", script},
+				Stdout: &out, Stderr: &out, Limits: Limits{Disk: disk}})
+			var kb int64
+			for line := range strings.Lines(out.String()) {
+				if v, ok := strings.CutPrefix(strings.TrimSpace(line), "KB "); ok {
+					kb, _ = strconv.ParseInt(v, 10, 64)
+				}
+			}
+			if got := kb << 10; got > disk {
+				t.Errorf("the run held %d MiB of disk (bound %d MiB), exit %+v:\n%s", got>>20, disk>>20, r.Exit, out.String())
+			}
+		})
 	}
 }
