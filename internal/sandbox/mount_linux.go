@@ -143,12 +143,30 @@ func (p *plan) dev(root string) {
 	p.mount("/dev/shm tmpfs", "tmpfs", dev+"/shm", "tmpfs", tmpfsFlag, "mode=1777,size=16m")
 }
 
+// userNSLimits are the sandbox user namespace's own bounds on the
+// per-user kernel counts that every user namespace up to the host's
+// keeps (/proc/sys/user, kernel/ucount.c). At the host's level the
+// sandbox's count is the supervisor's user's (the namespace's owner), and
+// a child namespace starts unbounded: a command holding every inotify
+// instance left that user none until the run ended (its editors' file
+// watchers, and the pin check of every other run, pin_watch_linux.go).
+// Per run, a few instances and watches suffice for an agent runtime.
+// fanotify_init, unshare and clone with namespace flags are denied, so
+// the other counts cannot grow.
+var userNSLimits = [][2]string{{"max_inotify_instances", "16"}, {"max_inotify_watches", "8192"}}
+
 // proc mounts a fresh /proc for the new PID namespace (only sandbox PIDs
-// are visible, notes test 12) and makes /proc/sys read-only.
+// are visible, notes test 12), sets the user namespace's own limits
+// (userNSLimits; the files are this namespace's and writable with its
+// CAP_SYS_RESOURCE, which PID 1 still holds) and makes /proc/sys
+// read-only.
 func (p *plan) proc(root string) {
 	proc := root + "/proc"
 	p.mkdir("/proc", proc, 0o555)
 	p.mount("fresh /proc", "proc", proc, "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+	for _, l := range userNSLimits {
+		p.writeFile("user namespace limit "+l[0], proc+"/sys/user/"+l[0], []byte(l[1]), unix.O_WRONLY)
+	}
 	p.mount("bind "+proc+"/sys", proc+"/sys", proc+"/sys", "", unix.MS_BIND|unix.MS_REC, "")
 	p.setattr("mount attributes /proc/sys", proc+"/sys", attrRO|unix.MOUNT_ATTR_NOEXEC, true)
 }
