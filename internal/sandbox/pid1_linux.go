@@ -316,10 +316,15 @@ func (p *pid1) release(lim Limits) error {
 	if err := writeIDMaps(p.pid); err != nil {
 		return unavailable("namespaces", "a writable user namespace id map", err)
 	}
+	// RLIMIT_SIGPENDING bounds the run's share of the pending signals
+	// the host counts per user and charges to the supervisor's user (the
+	// user namespace's owner): inherited, it let a command queue the
+	// user's whole allowance, and the user's timer_create and sigqueue
+	// failed until the run ended (see userNSLimits for inotify).
 	rl := []struct {
 		res int
 		v   uint64
-	}{{unix.RLIMIT_FSIZE, uint64(lim.FileSize)}, {unix.RLIMIT_CORE, 0}, {unix.RLIMIT_NOFILE, 4096}}
+	}{{unix.RLIMIT_FSIZE, uint64(lim.FileSize)}, {unix.RLIMIT_CORE, 0}, {unix.RLIMIT_NOFILE, 4096}, {unix.RLIMIT_SIGPENDING, 1024}}
 	for _, r := range rl {
 		if err := unix.Prlimit(p.pid, r.res, &unix.Rlimit{Cur: r.v, Max: r.v}, nil); err != nil {
 			return unavailable("rlimit", "prlimit on the sandbox", err)
