@@ -16,9 +16,14 @@ import (
 
 // Artifact collection bounds.
 const (
-	maxArtifacts      = 1000
-	maxArtifactBytes  = 256 << 20
-	maxArtifactDepth  = 16
+	maxArtifacts     = 1000
+	maxArtifactBytes = 256 << 20
+	maxArtifactDepth = 16
+	// maxArtifactsRejected bounds the rejected entries a receipt names;
+	// past it one more entry says that more were left (rejectedMore).
+	maxArtifactsRejected = 100
+	// artifactBatch is how many directory entries are read at a time.
+	artifactBatch     = 256
 	resolveJobBeneath = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS | unix.RESOLVE_NO_XDEV
 )
 
@@ -30,8 +35,13 @@ type collector struct {
 	to       string
 	arts     []Artifact
 	rejected []string
+	more     bool // an entry was left unnamed (maxArtifactsRejected)
 	bytes    int64
 }
+
+// rejectedMore is the receipt's last rejected entry when more were left
+// than it names.
+const rejectedMore = "…: more entries left, not collected and not named"
 
 func collectArtifacts(root, to string) ([]Artifact, []string, error) {
 	if os.Geteuid() != 0 {
@@ -51,6 +61,9 @@ func collectArtifacts(root, to string) ([]Artifact, []string, error) {
 		return nil, nil, unavailable("artifacts", "an openable artifacts folder", err)
 	}
 	c.walk(dfd, "", 0)
+	if c.more {
+		c.rejected = append(c.rejected, rejectedMore)
+	}
 	return c.arts, c.rejected, nil
 }
 
@@ -58,12 +71,33 @@ func openBeneath(dirfd int, name string, flags uint64) (int, error) {
 	return unix.Openat2(dirfd, name, &unix.OpenHow{Flags: flags | unix.O_NOFOLLOW | unix.O_CLOEXEC, Resolve: resolveJobBeneath})
 }
 
-// walk consumes dfd.
+// walk consumes dfd. The folder is the command's and may hold millions
+// of entries: they are read a batch at a time, and the walk stops once
+// nothing more can be collected or named (full), so the supervisor, which
+// the sandbox's memory ceiling does not bound, holds one batch per level
+// and the receipt a bounded list.
 func (c *collector) walk(dfd int, rel string, depth int) {
 	d := os.NewFile(uintptr(dfd), "artifacts")
 	defer d.Close()
-	ents, _ := d.ReadDir(-1)
+	for !c.full() {
+		ents, err := d.ReadDir(artifactBatch)
+		c.entries(dfd, rel, depth, ents)
+		if err != nil {
+			return // io.EOF, or unreadable: what was read is collected
+		}
+	}
+}
+
+// full reports whether no further entry can be collected or named.
+func (c *collector) full() bool {
+	return len(c.arts) >= maxArtifacts && c.more
+}
+
+func (c *collector) entries(dfd int, rel string, depth int, ents []os.DirEntry) {
 	for _, e := range ents {
+		if c.full() {
+			return
+		}
 		name := path.Join(rel, e.Name())
 		if hasControl(e.Name()) || depth >= maxArtifactDepth || len(c.arts) >= maxArtifacts {
 			c.reject(name, "name or bound")
@@ -85,6 +119,10 @@ func (c *collector) walk(dfd int, rel string, depth int) {
 }
 
 func (c *collector) reject(name, why string) {
+	if len(c.rejected) >= maxArtifactsRejected {
+		c.more = true
+		return
+	}
 	c.rejected = append(c.rejected, strconv.Quote(name)+": "+why)
 }
 
