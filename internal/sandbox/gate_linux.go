@@ -32,6 +32,15 @@ import (
 // descriptor PID 1 holds).
 const fdGatePass = 64
 
+// maxGateConns bounds the gate connections of one job accepted at once.
+// Each is a descriptor and a goroutine of the supervisor, outside every
+// limit of the sandbox: unbounded, an agent holding thousands (4096
+// descriptors per process, times the pids limit) could leave the server
+// none for its state or the user's other jobs. Past the bound,
+// connections wait in the kernel's backlog (128) and then connect no
+// more; an agent runtime keeps a few.
+const maxGateConns = 64
+
 // gateListener plans the listener's creation and hand-over; fdGate is
 // PID 1's end of the socketpair.
 func (p *plan) gateListener(fdGate, port int) {
@@ -119,10 +128,51 @@ func (g *gateRelay) receive(serve func(net.Listener)) {
 	if err != nil {
 		return
 	}
+	lim := &limitListener{Listener: ln, slots: make(chan struct{}, maxGateConns), done: make(chan struct{})}
 	g.mu.Lock()
-	g.ln = ln
+	g.ln = lim
 	g.mu.Unlock()
-	go serve(ln)
+	go serve(lim)
+}
+
+// limitListener accepts at most cap(slots) connections that are open at
+// once ([maxGateConns]); Accept waits for a slot before it accepts.
+type limitListener struct {
+	net.Listener
+	slots chan struct{}
+	done  chan struct{} // closed by Close: a waiting Accept returns
+	once  sync.Once
+}
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &limitConn{Conn: c, release: sync.OnceFunc(func() { <-l.slots })}, nil
+}
+
+func (l *limitListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+// limitConn gives its slot back when closed (once, however often).
+type limitConn struct {
+	net.Conn
+	release func()
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.release()
+	return err
 }
 
 // onlyRight returns the single descriptor of a control message, closing
