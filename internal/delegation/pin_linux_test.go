@@ -76,8 +76,10 @@ func TestRuntimePinCheck(t *testing.T) {
 // pinnedStream stands in for Claude Code in the read profile: it
 // qualifies (--version), reports a valid read-only startup for the
 // session id of its argv and a first text delta, waits until the test
-// creates workspace/go, and ends with a successful result. Its second
-// line is what the test overwrites in place.
+// writes workspace/go (a file that exists from the start: the read
+// profile's overlay shows a file's new content at once, a name created
+// after the view was looked up not reliably), and ends with a successful
+// result. Its second line is what the test overwrites in place.
 const pinnedStream = `#!/bin/bash
 # pinned-v1
 if [ "$1" = --version ]; then echo "2.1.328 (Claude Code)"; exit 0; fi
@@ -86,7 +88,7 @@ sid=; prev=
 for a in "$@"; do if [ "$prev" = --session-id ] || [ "$prev" = --resume ]; then sid=$a; fi; prev=$a; done
 echo '{"type":"system","subtype":"init","session_id":"'"$sid"'","tools":["Glob","Grep","Read"],"mcp_servers":[],"model":"claude-sonnet-4-5","permissionMode":"dontAsk","plugins":[{"name":"p","path":"builtin"}],"claude_code_version":"2.1.328"}'
 echo '{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"partial"}}}'
-while [ ! -e /job/workspace/go ]; do sleep 0.05; done
+while [ ! -s /job/workspace/go ]; do sleep 0.05; done
 echo '{"type":"result","subtype":"success","is_error":false,"result":"PINNED-ANSWER","usage":{"input_tokens":3,"output_tokens":4},"total_cost_usd":0.01}'
 `
 
@@ -138,7 +140,9 @@ func TestReadProfileRefusesAnswerOfChangedRuntime(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			goFile := filepath.Join(ws, "go")
-			os.Remove(goFile)
+			if err := os.WriteFile(goFile, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
 			_, phantom := grant(t, g, model)
 			l, err := r.ReadLauncher(ReadTurn{Runtime: rt, Phantom: phantom, PhantomVar: "ANTHROPIC_API_KEY", Gate: g})
 			if err != nil {
@@ -156,7 +160,7 @@ func TestReadProfileRefusesAnswerOfChangedRuntime(t *testing.T) {
 					}
 					f.Close()
 				}
-				if err := os.WriteFile(goFile, nil, 0o644); err != nil {
+				if err := os.WriteFile(goFile, []byte("go\n"), 0o644); err != nil {
 					t.Error(err)
 				}
 			}}

@@ -182,17 +182,38 @@ func (p *plan) candidateView(c *candidateRoots, jobRoot, root string, fdTree int
 	p.call("candidate: detach the lower tree", unix.SYS_UMOUNT2, p.cstr(lower), unix.MNT_DETACH)
 }
 
-// readView plans the read profile's projection at root/job/workspace:
-// the supervisor's idmapped read-only tree (fdTree ≥ 0), or a read-only
-// clone PID 1 makes itself.
-func (p *plan) readView(ws, root string, fdTree int) {
-	dst := root + insideWorkspace
-	if fdTree < 0 {
-		p.bindNoSymlinks(root, ws, dst, true, attrRO)
-		return
+// readLower is where the read profile's workspace tree is attached,
+// inside the fresh root, until the overlay holds it.
+const readLower = "/.read-lower"
+
+// readView plans the read profile's projection at root/job/workspace: a
+// read-only overlay of the workspace tree (the supervisor's idmapped
+// read-only tree when fdTree ≥ 0, else a read-only clone PID 1 makes)
+// above an empty directory of the job root (overlayfs needs two lower
+// layers when it has no upper one; the empty one stays, since a removed
+// layer root breaks reading the merged directories). Not the tree itself:
+// a unix socket is reached by its inode, and a host process listening on
+// a socket in the user's workspace (a development database, a language
+// server) was connectable through the bound tree, since Landlock below
+// ABI 9 does not govern connect and a read-only mount does not either.
+// Through overlayfs the socket is an overlay inode no socket is bound to
+// (ECONNREFUSED), as in the candidate profile.
+func (p *plan) readView(ws, jobRoot, root string, fdTree int) {
+	lower, empty := root+readLower, filepath.Join(jobRoot, lowerDir)
+	p.mkdir("read: lower-layer mount point", lower, 0o700)
+	p.mkdir("read: empty layer", empty, 0o555)
+	if fdTree >= 0 {
+		p.call("read: attach the idmapped workspace", unix.SYS_MOVE_MOUNT, uintptr(fdTree), p.cstr(""), atFDCWD,
+			p.cstr(lower), unix.MOVE_MOUNT_F_EMPTY_PATH)
+		p.call("read: attach the idmapped workspace", unix.SYS_CLOSE, uintptr(fdTree))
+	} else {
+		p.cloneInto(ws, lower)
+		p.setattr("read: read-only lower layer", lower, attrRO, true)
 	}
+	dst := root + insideWorkspace
 	p.mkdirAll("mount point "+insideWorkspace, root, dst)
-	p.call("read: attach the idmapped workspace", unix.SYS_MOVE_MOUNT, uintptr(fdTree), p.cstr(""), atFDCWD,
-		p.cstr(dst), unix.MOVE_MOUNT_F_EMPTY_PATH)
-	p.call("read: attach the idmapped workspace", unix.SYS_CLOSE, uintptr(fdTree))
+	p.mount("read: read-only overlay", "overlay", dst, "overlay", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV,
+		"lowerdir="+lower+":"+empty+",userxattr")
+	p.call("read: detach the lower tree", unix.SYS_UMOUNT2, p.cstr(lower), unix.MNT_DETACH)
+	p.call("read: remove the lower-layer mount point", unix.SYS_UNLINKAT, atFDCWD, p.cstr(lower), unix.AT_REMOVEDIR)
 }

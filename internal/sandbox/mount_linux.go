@@ -69,7 +69,7 @@ func (p *plan) root(j job, jobRoot string) error {
 			continue
 		}
 		if d == "workspace" && j.readWS != "" {
-			p.readView(j.readWS, root, p.fdTree)
+			p.readView(j.readWS, jobRoot, root, p.fdTree)
 			continue
 		}
 		p.bind(root, filepath.Join(jobRoot, d), root+"/job/"+d, true, attrRW)
