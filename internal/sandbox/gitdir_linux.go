@@ -10,11 +10,14 @@ import (
 )
 
 // Job-root directories of the git view (see gitRoots): the lower tree's
-// attach point until the overlay holds it, and the layer that points
-// core.worktree at the workspace.
+// attach point until the overlay holds it, the layer that points
+// core.worktree at the workspace, and the empty layer under a read-only
+// view without one (overlayfs needs two lower layers when it has no
+// upper one).
 const (
 	lowerGitDir = "lowergit"
 	gitFixDir   = "gitfix"
+	gitEmptyDir = "gitempty"
 )
 
 // worktreeOverride is appended to the git directory's config in the fix
@@ -32,6 +35,10 @@ func prepareGit(g *gitRoots, jobRoot string) (*os.File, error) {
 	if g.worktree {
 		if err := writeGitFix(g, filepath.Join(jobRoot, gitFixDir)); err != nil {
 			return nil, unavailable("gitdir", "the git directory's work-tree layer", err)
+		}
+	} else if g.upper == "" {
+		if err := os.Mkdir(filepath.Join(jobRoot, gitEmptyDir), 0o555); err != nil {
+			return nil, unavailable("gitdir", "an empty git layer in the job root", err)
 		}
 	}
 	if g.upper != "" {
@@ -75,25 +82,16 @@ func writeGitFix(g *gitRoots, fix string) error {
 	return chown(dst, childOwner())
 }
 
-// gitView plans the git directory at root+g.inside: the candidate's
-// overlay (lower: the common directory read-only, under the fix layer
-// when there is one; upper: the candidate's git-upper), or the read
-// profile's read-only projection. fd is the supervisor's idmapped tree or
-// -1.
+// gitView plans the git directory at root+g.inside: an overlay whose
+// lower layers are the common directory read-only, under the fix layer
+// when there is one, with the candidate's git-upper as its upper layer or,
+// in the read profile, read-only above an empty layer. fd is the
+// supervisor's idmapped tree or -1. Never the tree itself, even read-only:
+// a host process listening on a unix socket in the git directory was
+// connectable through it (see readView).
 func (p *plan) gitView(g *gitRoots, jobRoot, root string, fd int) {
 	dst := root + g.inside
 	p.mkdirAll("mount point "+g.inside, root, dst)
-	if g.upper == "" && !g.worktree {
-		if fd < 0 {
-			p.cloneInto(g.host, dst)
-			p.setattr("gitdir: read-only projection", dst, attrRO, true)
-			return
-		}
-		p.call("gitdir: attach the idmapped git directory", unix.SYS_MOVE_MOUNT, uintptr(fd), p.cstr(""), atFDCWD,
-			p.cstr(dst), unix.MOVE_MOUNT_F_EMPTY_PATH)
-		p.call("gitdir: attach the idmapped git directory", unix.SYS_CLOSE, uintptr(fd))
-		return
-	}
 	lower := filepath.Join(jobRoot, lowerGitDir)
 	if fd >= 0 {
 		p.call("gitdir: attach the idmapped git directory", unix.SYS_MOVE_MOUNT, uintptr(fd), p.cstr(""), atFDCWD,
@@ -104,8 +102,11 @@ func (p *plan) gitView(g *gitRoots, jobRoot, root string, fd int) {
 		p.setattr("gitdir: read-only lower layer", lower, attrRO, true)
 	}
 	lowers := lower
-	if g.worktree {
+	switch {
+	case g.worktree:
 		lowers = filepath.Join(jobRoot, gitFixDir) + ":" + lower
+	case g.upper == "":
+		lowers = lower + ":" + filepath.Join(jobRoot, gitEmptyDir)
 	}
 	flags, opts := uintptr(unix.MS_NOSUID|unix.MS_NODEV), "lowerdir="+lowers+",userxattr"
 	if g.upper != "" {

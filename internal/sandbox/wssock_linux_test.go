@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -17,30 +18,39 @@ import (
 // database's, a language server's). The read profile bound the workspace
 // itself, so the agent connected to a host process through it: Landlock
 // below ABI 9 does not govern connect, and the read-only mount does not
-// either. Each profile that shows the workspace must leave such a socket
-// unreachable (the candidate's overlay already did), and the host
-// listener must see nothing.
+// either; nor did the read-only projection of a linked worktree's git
+// directory (git's own daemons keep sockets there). Each profile that
+// shows the workspace must leave such a socket unreachable (the
+// candidate's overlay already did), and the host listener must see
+// nothing.
 func TestWorkspaceSocketsUnreachable(t *testing.T) {
 	s := newTestSandbox(t)
 	gate := func(ln net.Listener) {
 		_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "gate") }))
 	}
-	for _, profile := range []string{"read", "candidate"} {
+	for _, profile := range []string{"read", "candidate", "read git dir", "candidate git dir"} {
 		t.Run(profile, func(t *testing.T) {
 			ws := t.TempDir()
 			if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			n := countingUnix(t, filepath.Join(ws, "dev.sock"))
+			host, inside := filepath.Join(ws, "dev.sock"), insideWorkspace+"/dev.sock"
+			if strings.HasSuffix(profile, "git dir") {
+				l := linkedWorktree(t)
+				ws = l.ws
+				host = filepath.Join(l.gitHome, ".git", "d.sock")
+				inside = host // an absolute gitdir is projected at its host path
+			}
+			n := countingUnix(t, host)
 			spec := AgentSpec{GatePort: 8080, Gate: gate}
-			if profile == "read" {
+			if strings.HasPrefix(profile, "read") {
 				spec.Read = ws
 			} else {
 				spec.Candidate = &Candidate{Workspace: ws, Dir: t.TempDir()}
 			}
-			arg, _ := json.Marshal(agentAttempts{GatePort: 8080, Unix: []string{insideWorkspace + "/dev.sock"}})
+			arg, _ := json.Marshal(agentAttempts{GatePort: 8080, Unix: []string{inside}})
 			res, _ := runAgentProbe(t, s, spec, string(arg))
-			if got := res["unix "+insideWorkspace+"/dev.sock"]; got == "ok" || n.Load() != 0 {
+			if got := res["unix "+inside]; got == "ok" || n.Load() != 0 {
 				t.Errorf("connect to the workspace's host socket: %q, the host listener saw %d connections", got, n.Load())
 			}
 			if got, want := res["gate"], "ok: 200 OK gate"; got != want {
