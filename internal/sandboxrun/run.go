@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/event"
@@ -168,9 +169,25 @@ func writeReceipt(o Options, r sandbox.Receipt, receipt *os.File, errw io.Writer
 	if o.noReceipt {
 		return nil
 	}
-	_, err := fmt.Fprintf(errw, "%s\n", r.JSON())
+	_, err := fmt.Fprintf(errw, "%s%s\n", terminalReset(errw), r.JSON())
 	return err
 }
+
+// terminalReset is what goes before the receipt on w: on a terminal, a
+// soft reset (DECSTR) and an attribute reset (SGR 0), so that attributes
+// the command left set — concealed text (SGR 8), a foreground the same as
+// the background — cannot hide the receipt behind a fake one the command
+// printed; "" for a file or a pipe, where the receipt stays plain JSON.
+func terminalReset(w io.Writer) string {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return ""
+	}
+	return resetSequence
+}
+
+// resetSequence is DECSTR then SGR 0.
+const resetSequence = "\x1b[!p\x1b[0m"
 
 // Qualify runs `sandbox qualify`: the probes' table goes to out.
 func Qualify(ctx context.Context, env config.Env, out, errw io.Writer) error {
