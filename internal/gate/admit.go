@@ -48,7 +48,7 @@ type admKey struct{}
 // ServeHTTP admits or denies r and forwards admitted requests.
 func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isHello(r) {
-		g.record(event.Event{Type: event.TypeDecision, Reason: ReasonHello, Rule: "route"})
+		g.recordLimited(event.Event{Type: event.TypeDecision, Reason: ReasonHello, Rule: "route"})
 		w.WriteHeader(http.StatusOK)
 		return
 	}
@@ -328,7 +328,7 @@ func (g *Gate) deny(w http.ResponseWriter, r *http.Request, a *admission, reason
 		g.refusedGrant(a.grant.ID, reason)
 	}
 	if !a.egressRecorded { // the egress decider logged this refusal itself
-		g.record(e)
+		g.recordLimited(e) // a compromise signal below is recorded in full
 	}
 	if s := g.signalOf(r, a, reason); s != "" {
 		g.contain(a, s)

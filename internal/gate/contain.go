@@ -42,6 +42,7 @@ func (g *Gate) RevokeJob(ctx context.Context, job string) ([]string, error) {
 		g.cutGrant(id, fmt.Errorf("job %s revoked", job))
 		g.record(event.Event{Type: event.TypeDecision, Reason: "grant." + string(Revoked), IDs: map[string]string{"grant": id, "job": job}})
 	}
+	g.flushSuppressed(&job)
 	return ids, nil
 }
 

@@ -112,6 +112,7 @@ type Options struct {
 // methods are safe for concurrent use.
 type Gate struct {
 	opts    Options
+	events  eventLimiter // refusals and hello probes a client can cause for free
 	ledger  *ledger
 	joint   jointDecider          // nil: the decider cannot share the gate's transaction
 	origins map[Provider]string   // checked at New; an egress target's origin
@@ -236,6 +237,7 @@ func (g *Gate) Close() error {
 		g.waitFlights(cutWait)
 	}
 	g.settling.Wait()
+	g.flushSuppressed(nil)
 	return g.ledger.close()
 }
 
@@ -344,7 +346,8 @@ func (g *Gate) Settle(ctx context.Context, id string) (Grant, error) {
 }
 
 func (g *Gate) end(ctx context.Context, id string, s State) error {
-	if _, err := g.ledger.get(ctx, nil, id); err != nil {
+	gr, err := g.ledger.get(ctx, nil, id)
+	if err != nil {
 		return err
 	}
 	changed, err := g.ledger.setState(ctx, id, s)
@@ -354,6 +357,7 @@ func (g *Gate) end(ctx context.Context, id string, s State) error {
 	g.cutGrant(id, fmt.Errorf("grant %s", s))
 	if changed {
 		g.record(event.Event{Type: event.TypeDecision, Reason: "grant." + string(s), IDs: map[string]string{"grant": id}})
+		g.flushSuppressed(&gr.Job)
 	}
 	return nil
 }

@@ -1,0 +1,83 @@
+package gate
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestFreeEventsLimited (sandbox red team: a refused-request loop wrote
+// 8.6 MB/s to the host's event log): refusals a client causes without
+// spending budget are recorded up to a burst, then at the limit's rate,
+// per job; the next event recorded carries how many were left out; the
+// refusal counters count every one; another job's refusals keep their own
+// allowance; what is still left out is recorded when the job's grant ends
+// (and, for every job, when the gate closes).
+func TestFreeEventsLimited(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	f := newFixture(t, func(o *Options) { o.Now = clock })
+	gr, phantom := f.grant(spec(Anthropic))
+	count := func(reason string) (n int, suppressed []string) {
+		for _, e := range f.events.Events() {
+			if e.Reason == reason {
+				n++
+				if s := e.IDs["suppressed"]; s != "" {
+					suppressed = append(suppressed, s)
+				}
+			}
+		}
+		return n, suppressed
+	}
+	const flood = eventBurst + 150
+	for range flood {
+		readAll(t, f.call(Anthropic, "", gr.Model, false)) // no credential
+	}
+	if n, s := count(ReasonNoCredential); n != eventBurst || len(s) != 0 {
+		t.Errorf("after %d anonymous refusals: %d recorded (suppressed %v), want %d", flood, n, s, eventBurst)
+	}
+	if got := f.gate.Refusals()[ReasonNoCredential]; got != flood {
+		t.Errorf("refusal counter %d, want %d", got, flood)
+	}
+	// The grant's own refusals have their own allowance.
+	readAll(t, f.call(Anthropic, phantom, "another-model", false))
+	if n, _ := count(ReasonModel); n != 1 {
+		t.Errorf("the job's refusal after the anonymous flood: %d recorded, want 1", n)
+	}
+	advance(time.Second / eventRate)
+	readAll(t, f.call(Anthropic, "", gr.Model, false))
+	if n, s := count(ReasonNoCredential); n != eventBurst+1 || len(s) != 1 || s[0] != "150" {
+		t.Errorf("after a refill: %d recorded, suppressed %v; want %d and [150]", n, s, eventBurst+1)
+	}
+
+	// The job floods too (its allowance refilled to the burst by the
+	// advance above); revoking its grant records what was left out.
+	for range eventBurst + 20 {
+		readAll(t, f.call(Anthropic, phantom, "another-model", false))
+	}
+	if err := f.gate.Revoke(context.Background(), gr.ID); err != nil {
+		t.Fatal(err)
+	}
+	var summary []map[string]string
+	for _, e := range f.events.Events() {
+		if e.Reason == ReasonEventsSuppressed {
+			summary = append(summary, e.IDs)
+		}
+	}
+	if want := []map[string]string{{"job": gr.Job, "suppressed": "20"}}; !cmp.Equal(summary, want) {
+		t.Errorf("summary events %v, want %v", summary, want)
+	}
+	// Anonymous refusals left out are accounted for when the gate closes.
+	for range 3 {
+		readAll(t, f.call(Anthropic, "", gr.Model, false))
+	}
+	f.gate.flushSuppressed(nil)
+	if n, _ := count(ReasonEventsSuppressed); n != 2 {
+		t.Errorf("%d summary events after the flush, want 2 (the job's, the anonymous)", n)
+	}
+}
