@@ -48,7 +48,7 @@ type admKey struct{}
 // ServeHTTP admits or denies r and forwards admitted requests.
 func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isHello(r) {
-		g.recordLimited(event.Event{Type: event.TypeDecision, Reason: ReasonHello, Rule: "route"})
+		g.recordLimited(g.limitKey(r, nil), event.Event{Type: event.TypeDecision, Reason: ReasonHello, Rule: "route"})
 		w.WriteHeader(http.StatusOK)
 		return
 	}
@@ -327,10 +327,19 @@ func (g *Gate) deny(w http.ResponseWriter, r *http.Request, a *admission, reason
 	if a.grant.ID != "" {
 		g.refusedGrant(a.grant.ID, reason)
 	}
-	if !a.egressRecorded { // the egress decider logged this refusal itself
-		g.recordLimited(e) // a compromise signal below is recorded in full
+	key := g.limitKey(r, a) // before signalOf attributes a route probe to its grant
+	s := g.signalOf(r, a, reason)
+	switch {
+	case a.egressRecorded: // the egress decider logged this refusal itself
+	case s != "":
+		// The refusal is the only record of what the contained request
+		// was (its route, the headers it would have sent): a client that
+		// spent its allowance first must not keep it out of the log.
+		g.record(e)
+	default:
+		g.recordLimited(key, e)
 	}
-	if s := g.signalOf(r, a, reason); s != "" {
+	if s != "" {
 		g.contain(a, s)
 	}
 	writeGateError(w, status(reason), reason, refusalMessage(reason, a))

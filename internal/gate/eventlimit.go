@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -11,16 +12,17 @@ import (
 )
 
 // Limits of the events a client can make the gate write without spending
-// any budget — refusals and hello probes — per job (anonymous requests
-// share one allowance): a burst of 100, then 10 a second. A delegated
+// any budget — refusals and hello probes — per job ([Gate.limitKey]: the
+// channel's, else the grant's; anonymous requests that came through no
+// job's channel share one allowance): a burst of 100, then 10 a second. A delegated
 // agent looping on refused requests wrote 32,000 lines (8.6 MB) a second
 // to events.jsonl on the host's disk, outside its sandbox's disk bound
 // (sandbox red team). Nothing goes unaccounted: the gate's refusal
 // counters count every refusal, the next event recorded for the job
 // carries how many were left out (ids.suppressed), and what is still left
 // out when the job's grant ends or the gate closes is recorded then
-// (ReasonEventsSuppressed). Compromise events, admissions and grant
-// changes are never limited.
+// (ReasonEventsSuppressed). Compromise events, the refusals that raised
+// them, admissions and grant changes are never limited.
 const (
 	eventBurst = 100
 	eventRate  = 10 // per second
@@ -67,16 +69,32 @@ func (l *eventLimiter) admit(key string, now time.Time, e *event.Event) bool {
 	return true
 }
 
-// recordLimited records e unless the client's allowance of free events
-// (refusals, hello probes) is spent.
-func (g *Gate) recordLimited(e event.Event) {
-	key := ""
-	if e.IDs != nil {
-		key = e.IDs["job"]
-	}
+// recordLimited records e unless the allowance of free events (refusals,
+// hello probes) of key ([Gate.limitKey]) is spent.
+func (g *Gate) recordLimited(key string, e event.Event) {
 	if g.events.admit(key, g.opts.Now(), &e) {
 		g.record(e)
 	}
+}
+
+// limitKey is the allowance r's free events are charged to: the job whose
+// channel sent it ([Gate.ForJob], a per-job gate), else the job of the
+// grant it authenticated as, else the anonymous allowance. Keyed by the
+// grant alone, every request refused before authentication shared one
+// allowance across the shared gate's jobs, so one job flooding refusals
+// without a credential left every other job's anonymous refusals out of
+// the log.
+func (g *Gate) limitKey(r *http.Request, a *admission) string {
+	if job, _ := r.Context().Value(jobKey{}).(string); job != "" {
+		return job
+	}
+	if g.opts.Job != "" {
+		return g.opts.Job
+	}
+	if a != nil {
+		return a.grant.Job
+	}
+	return ""
 }
 
 // ReasonEventsSuppressed is the event that accounts for a job's refusals

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -79,5 +80,50 @@ func TestFreeEventsLimited(t *testing.T) {
 	f.gate.flushSuppressed(nil)
 	if n, _ := count(ReasonEventsSuppressed); n != 2 {
 		t.Errorf("%d summary events after the flush, want 2 (the job's, the anonymous)", n)
+	}
+}
+
+// TestFreeEventsLimitCannotHide (red team of the limit): what a client
+// cannot keep out of the log by spending an allowance first. A job's
+// flood of refusals without a credential, through its own channel
+// (ForJob), spent the one anonymous allowance of the shared gate, and
+// another job's anonymous refusals went unrecorded; a job that spent its
+// allowance, then probed an unadmitted route with its phantom, was
+// contained, but the refusal naming the route it probed went unrecorded.
+func TestFreeEventsLimitCannotHide(t *testing.T) {
+	tests := []struct {
+		name   string
+		flood  string // the job whose channel floods
+		send   func(f *fixture, phantom, model string) *http.Response
+		reason string // must be recorded after the flood
+	}{
+		{"another job's anonymous refusal", "job-2", func(f *fixture, _, m string) *http.Response {
+			return f.call(Anthropic, "", m, false)
+		}, ReasonNoCredential},
+		{"the refusal of a contained request", "job-1", func(f *fixture, ph, m string) *http.Response {
+			return send(f, "POST", "/v1/complete", `{"model":"`+m+`"}`, map[string]string{"X-Api-Key": ph})
+		}, ReasonRoute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			gr, phantom := f.grant(spec(Anthropic)) // job-1
+			f.srv.Config.Handler = f.gate.ForJob(tt.flood)
+			for range eventBurst + 20 {
+				readAll(t, f.call(Anthropic, "", gr.Model, false))
+			}
+			f.srv.Config.Handler = f.gate.ForJob("job-1")
+			before := len(f.events.Events())
+			readAll(t, tt.send(f, phantom, gr.Model))
+			n := 0
+			for _, e := range f.events.Events()[before:] {
+				if e.Reason == tt.reason {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("%s after job %s's flood: %d recorded, want 1", tt.reason, tt.flood, n)
+			}
+		})
 	}
 }

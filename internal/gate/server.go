@@ -113,5 +113,5 @@ func (g *Gate) refuseMalformed(reason, line string) {
 	g.refused.add(reason)
 	e := event.Event{Type: event.TypeRefusal, Reason: reason, Code: string(fault.PolicyDenied),
 		Rule: "gate.http", Detail: "net/http answered " + safePath(line)}
-	g.recordLimited(e)
+	g.recordLimited(g.opts.Job, e) // before any handler: no channel or grant is known
 }
