@@ -134,6 +134,19 @@ func TestDecide(t *testing.T) {
 			outcome{"ask", ReasonAskRule, `governance.models.ask["gpt-5"]`, "gpt-5-2025-08-07", "none", "", false}},
 		{"allow does not cover a dated snapshot", RulesConfig{Allow: []string{"big"}}, with("big-2025-08-07=500"), Input{Requested: "big-2025-08-07", Default: "def"},
 			outcome{"ask", ReasonAboveLimit, "governance.askAbovePrice", "big-2025-08-07", "exact", "500.00", false}},
+		// Claude Code's context-window variant ("[1m]") and suffixes in
+		// another order are the same model: a deny answered a
+		// rememberable ask for them.
+		{"deny covers [1m]", RulesConfig{Deny: []string{"claude-opus-4-6"}}, with(), Input{Requested: "claude-opus-4-6[1m]", Default: "def"},
+			outcome{"deny", ReasonDenyRule, `governance.models.deny["claude-opus-4-6"]`, "claude-opus-4-6[1m]", "none", "", false}},
+		{"deny covers a prefixed dated [1m]", RulesConfig{Deny: []string{"claude-opus-4.6"}}, with(), Input{Requested: "anthropic/claude-opus-4-6-20260101[1M]", Default: "def"},
+			outcome{"deny", ReasonDenyRule, `governance.models.deny["claude-opus-4.6"]`, "anthropic/claude-opus-4-6-20260101[1M]", "none", "", false}},
+		{"deny covers an effort after the date", RulesConfig{Deny: []string{"gpt-5"}}, with(), Input{Requested: "gpt-5-high-2025-08-07", Default: "def"},
+			outcome{"deny", ReasonDenyRule, `governance.models.deny["gpt-5"]`, "gpt-5-high-2025-08-07", "none", "", false}},
+		{"ask covers [1m]", RulesConfig{Ask: []string{"claude-opus-4-6"}}, with("claude-opus-4-6[1m]=1"), Input{Requested: "claude-opus-4-6[1m]", Default: "def"},
+			outcome{"ask", ReasonAskRule, `governance.models.ask["claude-opus-4-6"]`, "claude-opus-4-6[1m]", "none", "", false}},
+		{"allow does not cover [1m]", RulesConfig{Allow: []string{"big"}}, with("big[1m]=500"), Input{Requested: "big[1m]", Default: "def"},
+			outcome{"ask", ReasonAboveLimit, "governance.askAbovePrice", "big[1m]", "exact", "500.00", false}},
 		{"deny of a snapshot is not the family", RulesConfig{Deny: []string{"gpt-5-mini-2025-08-07"}}, with("gpt-5-2025-08-07=1"), Input{Requested: "gpt-5-2025-08-07", Default: "def"},
 			outcome{"allow", ReasonBelowLimits, "", "gpt-5-2025-08-07", "exact", "1.00", false}},
 		{"deny not a prefix rule", RulesConfig{Deny: []string{"gpt-5"}}, with(), Input{Requested: "gpt-5-mini", Default: "def"},

@@ -72,18 +72,26 @@ func sameModel(a, b string) bool {
 
 // Snapshot and alias suffixes of a base id: a date as the providers
 // append it (OpenAI -YYYY-MM-DD and the older -MMDD, Anthropic
-// -YYYYMMDD), "-latest", and a trailing ".0"/"-0" minor version.
+// -YYYYMMDD), "-latest", a trailing ".0"/"-0" minor version, and a
+// bracketed variant (Claude Code's context window, "[1m]").
 var (
 	dateSuffix    = regexp.MustCompile(`(?:-\d{4}-\d{2}-\d{2}|-\d{8}|-\d{4})$`)
 	aliasSuffix   = regexp.MustCompile(`-latest$`)
 	zeroVersion   = regexp.MustCompile(`-0$`)
 	effortPattern = regexp.MustCompile(`-(?:` + strings.Join(efforts, "|") + `)$`)
+	bracketSuffix = regexp.MustCompile(`\[[^\[\]]*\]$`)
 )
 
 // baseID is id in lower case without a provider or router prefix (up to
-// the last "/"), a ":variant", a reasoning-effort
-// suffix, a dated snapshot, "-latest" and a ".0" minor version, with its
-// dots as dashes: "openai/GPT-5.0-2025-08-07:nitro" → "gpt-5".
+// the last "/"), a ":variant", and any sequence of a bracketed variant,
+// a reasoning-effort suffix, a dated snapshot, "-latest" and a ".0" minor
+// version, with its dots as dashes: "openai/GPT-5.0-2025-08-07:nitro" →
+// "gpt-5", "claude-opus-4-6-20260101[1m]" → "claude-opus-4-6". The
+// suffixes are stripped until none is left, in whatever order they came:
+// stripped once each in a fixed order, "claude-opus-4-6[1m]" and
+// "gpt-5-high-2025-08-07" kept their suffix and escaped a deny rule of
+// their model (answered a rememberable ask, or allowed by price under an
+// ask rule). Stripping more only makes deny and ask cover more.
 func baseID(id string) string {
 	id = strings.ToLower(id)
 	if i := strings.LastIndexByte(id, '/'); i >= 0 {
@@ -92,11 +100,16 @@ func baseID(id string) string {
 	if i := strings.IndexByte(id, ':'); i >= 0 {
 		id = id[:i]
 	}
-	id = effortPattern.ReplaceAllString(id, "") // ":effort" went with the variant
-	id = dateSuffix.ReplaceAllString(id, "")
-	id = aliasSuffix.ReplaceAllString(id, "")
 	id = spelling(id)
-	return zeroVersion.ReplaceAllString(id, "")
+	for {
+		prev := id
+		for _, re := range []*regexp.Regexp{bracketSuffix, effortPattern, dateSuffix, aliasSuffix, zeroVersion} {
+			id = re.ReplaceAllString(id, "")
+		}
+		if id == prev {
+			return id
+		}
+	}
 }
 
 // StripEffort returns id without a trailing reasoning-effort suffix
