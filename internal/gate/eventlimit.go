@@ -43,10 +43,21 @@ type eventAllowance struct {
 
 // admit reports whether e may be written at now for key; when it may, e
 // carries the number of events left out since the last one written.
-func (l *eventLimiter) admit(key string, now time.Time, e *event.Event) bool {
+// dropped is what was left out under the allowances it dropped to start
+// afresh, to be recorded by the caller: dropped silently, a job's count
+// vanished when other jobs' first events filled the map.
+func (l *eventLimiter) admit(key string, now time.Time, e *event.Event) (ok bool, dropped map[string]int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.keys == nil || len(l.keys) >= maxEventKeys {
+		for k, a := range l.keys {
+			if a.suppressed > 0 {
+				if dropped == nil {
+					dropped = map[string]int{}
+				}
+				dropped[k] = a.suppressed
+			}
+		}
 		l.keys = map[string]*eventAllowance{}
 	}
 	a := l.keys[key]
@@ -56,7 +67,7 @@ func (l *eventLimiter) admit(key string, now time.Time, e *event.Event) bool {
 	}
 	if !a.lim.AllowN(now, 1) {
 		a.suppressed++
-		return false
+		return false, dropped
 	}
 	if a.suppressed > 0 {
 		ids := make(map[string]string, len(e.IDs)+1)
@@ -66,13 +77,15 @@ func (l *eventLimiter) admit(key string, now time.Time, e *event.Event) bool {
 		ids["suppressed"] = strconv.Itoa(a.suppressed)
 		e.IDs, a.suppressed = ids, 0
 	}
-	return true
+	return true, dropped
 }
 
 // recordLimited records e unless the allowance of free events (refusals,
 // hello probes) of key ([Gate.limitKey]) is spent.
 func (g *Gate) recordLimited(key string, e event.Event) {
-	if g.events.admit(key, g.opts.Now(), &e) {
+	ok, dropped := g.events.admit(key, g.opts.Now(), &e)
+	g.recordSuppressed(dropped)
+	if ok {
 		g.record(e)
 	}
 }
@@ -120,7 +133,13 @@ func (l *eventLimiter) take(key *string) map[string]int {
 // flushSuppressed records what is still left out for job (every job when
 // job is nil).
 func (g *Gate) flushSuppressed(job *string) {
-	for k, n := range g.events.take(job) {
+	g.recordSuppressed(g.events.take(job))
+}
+
+// recordSuppressed records a ReasonEventsSuppressed event for each key's
+// count.
+func (g *Gate) recordSuppressed(counts map[string]int) {
+	for k, n := range counts {
 		ids := map[string]string{"suppressed": strconv.Itoa(n)}
 		if k != "" {
 			ids["job"] = k

@@ -2,12 +2,16 @@ package gate
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/coagent8/coagent8/internal/event"
 )
 
 // TestFreeEventsLimited (sandbox red team: a refused-request loop wrote
@@ -125,5 +129,35 @@ func TestFreeEventsLimitCannotHide(t *testing.T) {
 				t.Errorf("%s after job %s's flood: %d recorded, want 1", tt.reason, tt.flood, n)
 			}
 		})
+	}
+}
+
+// TestFreeEventsLimitKeysBounded: past maxEventKeys allowances the
+// limiter starts afresh, and the events it had left out are still
+// accounted for. The reset dropped them: a job flooding refusals while
+// other jobs' channels made their first events lost its count.
+func TestFreeEventsLimitKeysBounded(t *testing.T) {
+	f := newFixture(t, nil)
+	refusal := func(job string) event.Event {
+		return event.Event{Type: event.TypeRefusal, Reason: ReasonNoCredential, IDs: map[string]string{"job": job}}
+	}
+	for range eventBurst + 7 {
+		f.gate.recordLimited("job-flood", refusal("job-flood"))
+	}
+	for i := range maxEventKeys {
+		f.gate.recordLimited(fmt.Sprint("job-", i), refusal(fmt.Sprint("job-", i)))
+	}
+	f.gate.flushSuppressed(nil)
+	total := 0
+	for _, e := range f.events.Events() {
+		if n, err := strconv.Atoi(e.IDs["suppressed"]); err == nil && e.IDs["job"] == "job-flood" {
+			total += n
+		}
+	}
+	if total != 7 {
+		t.Errorf("job-flood's events left out, as recorded: %d, want 7", total)
+	}
+	if n := len(f.gate.events.keys); n > maxEventKeys {
+		t.Errorf("%d allowances kept, want at most %d", n, maxEventKeys)
 	}
 }
