@@ -329,18 +329,19 @@ func (g *Gate) deny(w http.ResponseWriter, r *http.Request, a *admission, reason
 	}
 	key := g.limitKey(r, a) // before signalOf attributes a route probe to its grant
 	s := g.signalOf(r, a, reason)
+	first := s != "" && g.firstSignal(a.grant.Job)
 	switch {
 	case a.egressRecorded: // the egress decider logged this refusal itself
 	case s != "":
 		// The refusal is the only record of what the contained request
 		// was (its route, the headers it would have sent): a client that
-		// spent its allowance first must not keep it out of the log.
-		g.record(e)
+		// spent its free allowance first must not keep it out of the log.
+		g.recordSignal(a.grant.Job, first, e)
 	default:
 		g.recordLimited(key, e)
 	}
 	if s != "" {
-		g.contain(a, s)
+		g.contain(a, s, first)
 	}
 	writeGateError(w, status(reason), reason, refusalMessage(reason, a))
 }

@@ -31,6 +31,17 @@ const (
 // It returns the ids it revoked (none is not an error: the job may have
 // no live grant). Issue 18 scope 6; `coagent8 gate revoke --job`.
 func (g *Gate) RevokeJob(ctx context.Context, job string) ([]string, error) {
+	ids, err := g.revokeJob(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	g.flushSuppressed(&job)
+	return ids, nil
+}
+
+// revokeJob is [Gate.RevokeJob] without its flush of the job's
+// suppressed counts.
+func (g *Gate) revokeJob(ctx context.Context, job string) ([]string, error) {
 	if !validJobID(job) {
 		return nil, fault.New(fault.InvalidInput, "gate.job", "job id must match [A-Za-z0-9._:-]{1,128}")
 	}
@@ -42,7 +53,6 @@ func (g *Gate) RevokeJob(ctx context.Context, job string) ([]string, error) {
 		g.cutGrant(id, fmt.Errorf("job %s revoked", job))
 		g.record(event.Event{Type: event.TypeDecision, Reason: "grant." + string(Revoked), IDs: map[string]string{"grant": id, "job": job}})
 	}
-	g.flushSuppressed(&job)
 	return ids, nil
 }
 
@@ -117,14 +127,20 @@ func (l *ledger) revokeJob(ctx context.Context, job string) ([]string, error) {
 // contain answers a containment signal for a's job: revoke the job's
 // grants and record the compromise event (secret-free: ids and the
 // signal only). A failure to revoke is recorded too, never silent.
-func (g *Gate) contain(a *admission, signal string) {
+func (g *Gate) contain(a *admission, signal string, first bool) {
 	job := a.grant.Job
-	ids, err := g.RevokeJob(context.Background(), job)
+	ids, err := g.revokeJob(context.Background(), job)
+	if len(ids) > 0 {
+		// Only a grant that ended here ends the job's accounting: a
+		// repeated signal of a contained job revokes nothing, and a flush
+		// each time wrote a summary line per request, a flood of its own.
+		g.flushSuppressed(&job)
+	}
 	detail := fmt.Sprintf("revoked %d grant(s) of the job", len(ids))
 	if err != nil {
 		detail = "revocation failed: " + g.opts.Redactor.String(err.Error())
 	}
-	g.record(event.Event{Type: TypeCompromise, Code: string(fault.PolicyDenied), Reason: signal, Backend: string(a.grant.Provider),
+	g.recordSignal(job, first, event.Event{Type: TypeCompromise, Code: string(fault.PolicyDenied), Reason: signal, Backend: string(a.grant.Provider),
 		Detail: detail, IDs: map[string]string{"grant": a.grant.ID, "job": job, "grants": strings.Join(ids, ",")}})
 }
 

@@ -21,8 +21,9 @@ import (
 // counters count every refusal, the next event recorded for the job
 // carries how many were left out (ids.suppressed), and what is still left
 // out when the job's grant ends or the gate closes is recorded then
-// (ReasonEventsSuppressed). Compromise events, the refusals that raised
-// them, admissions and grant changes are never limited.
+// (ReasonEventsSuppressed). A job's first compromise event and the
+// refusal that raised it, admissions and grant changes are never
+// limited; a job's later signals have their own allowance (signalSeen).
 const (
 	eventBurst = 100
 	eventRate  = 10 // per second
@@ -134,16 +135,64 @@ func (l *eventLimiter) take(key *string) map[string]int {
 // job is nil).
 func (g *Gate) flushSuppressed(job *string) {
 	g.recordSuppressed(g.events.take(job))
+	g.recordSuppressedAs("gate.signals", g.repeats.take(job))
 }
 
 // recordSuppressed records a ReasonEventsSuppressed event for each key's
 // count.
-func (g *Gate) recordSuppressed(counts map[string]int) {
+func (g *Gate) recordSuppressed(counts map[string]int) { g.recordSuppressedAs("gate.events", counts) }
+
+func (g *Gate) recordSuppressedAs(rule string, counts map[string]int) {
 	for k, n := range counts {
 		ids := map[string]string{"suppressed": strconv.Itoa(n)}
 		if k != "" {
 			ids["job"] = k
 		}
-		g.record(event.Event{Type: event.TypeDecision, Reason: ReasonEventsSuppressed, Rule: "gate.events", IDs: ids})
+		g.record(event.Event{Type: event.TypeDecision, Reason: ReasonEventsSuppressed, Rule: rule, IDs: ids})
+	}
+}
+
+// Containment signals after a job's first. Every request with a phantom
+// on an unadmitted route is a signal, also once the job is contained
+// (the phantom still names its revoked grant), and each wrote a
+// compromise event and its refusal unlimited: the refused-request loop
+// this file bounds, moved to another route. A job's first signal in
+// this gate is recorded in full, with its refusal; the repeats have an
+// allowance of their own per job (the phantom's), which free events
+// cannot spend, and are accounted for like them (rule gate.signals).
+type signalSeen struct {
+	mu   sync.Mutex
+	jobs map[string]bool
+}
+
+// firstSignal reports whether job raised no containment signal in this
+// gate before, and notes that it has. Past maxEventKeys jobs the set
+// starts afresh: a repeat is then recorded as a first, never the other
+// way.
+func (g *Gate) firstSignal(job string) bool {
+	s := &g.signals
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.jobs[job] {
+		return false
+	}
+	if s.jobs == nil || len(s.jobs) >= maxEventKeys {
+		s.jobs = map[string]bool{}
+	}
+	s.jobs[job] = true
+	return true
+}
+
+// recordSignal records e, an event of a containment signal of job: in
+// full for the job's first signal, within the repeats' allowance after.
+func (g *Gate) recordSignal(job string, first bool, e event.Event) {
+	if first {
+		g.record(e)
+		return
+	}
+	ok, dropped := g.repeats.admit(job, g.opts.Now(), &e)
+	g.recordSuppressedAs("gate.signals", dropped)
+	if ok {
+		g.record(e)
 	}
 }

@@ -161,3 +161,40 @@ func TestFreeEventsLimitKeysBounded(t *testing.T) {
 		t.Errorf("%d allowances kept, want at most %d", n, maxEventKeys)
 	}
 }
+
+// TestRepeatedSignalsLimited: a phantom sent on and on to an unadmitted
+// route raises a containment signal each time, also once its job is
+// contained, and each wrote a compromise event and its refusal with no
+// limit (the refused-request flood, moved to another route). The job's
+// first signal is recorded in full; the repeats within their own
+// allowance, the rest accounted for (gate.signals) when the gate closes.
+func TestRepeatedSignalsLimited(t *testing.T) {
+	f := newFixture(t, nil)
+	gr, phantom := f.grant(spec(Anthropic))
+	const probes = eventBurst + 200
+	for range probes {
+		readAll(t, send(f, "POST", "/v1/complete", `{"model":"`+gr.Model+`"}`, map[string]string{"X-Api-Key": phantom}))
+	}
+	f.gate.flushSuppressed(nil)
+	recorded := map[string]int{}
+	suppressed := 0
+	for _, e := range f.events.Events() {
+		recorded[e.Reason]++
+		if n, err := strconv.Atoi(e.IDs["suppressed"]); err == nil && e.IDs["job"] == gr.Job {
+			suppressed += n
+		}
+	}
+	// The first signal's two events are recorded in full; the repeats'
+	// 2×(probes-1) share one allowance of eventBurst.
+	if got, max := recorded[SignalRoute]+recorded[ReasonRoute], 2+eventBurst; got > max || recorded[SignalRoute] == 0 || recorded[ReasonRoute] == 0 {
+		t.Errorf("%d probes: %d compromise events and %d refusals recorded, want both, at most %d together", probes, recorded[SignalRoute], recorded[ReasonRoute], max)
+	}
+	if got := recorded[SignalRoute] + recorded[ReasonRoute] + suppressed; got != 2*probes {
+		t.Errorf("recorded plus suppressed: %d, want %d (every probe's two events accounted for)", got, 2*probes)
+	}
+	// The accounting is no flood of its own: each repeat revoked nothing,
+	// so no grant ended and nothing was flushed until the gate closed.
+	if n := recorded[ReasonEventsSuppressed]; n > 2 {
+		t.Errorf("%d %s events, want at most 2 (one per allowance, at the close)", n, ReasonEventsSuppressed)
+	}
+}

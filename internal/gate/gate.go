@@ -113,6 +113,8 @@ type Options struct {
 type Gate struct {
 	opts    Options
 	events  eventLimiter // refusals and hello probes a client can cause for free
+	repeats eventLimiter // containment signals of a job after its first ([Gate.firstSignal])
+	signals signalSeen   // the jobs whose first containment signal was recorded
 	ledger  *ledger
 	joint   jointDecider          // nil: the decider cannot share the gate's transaction
 	origins map[Provider]string   // checked at New; an egress target's origin
