@@ -86,10 +86,17 @@ type jobKey struct{}
 // through its own ForJob handler: on the shared gate a phantom leaked
 // from one job's sandbox into another's was admitted on the first job's
 // budget, no containment signal (red team 3).
-func (g *Gate) ForJob(job string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		g.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), jobKey{}, job)))
-	})
+func (g *Gate) ForJob(job string) http.Handler { return forJob{g: g, job: job} }
+
+// forJob is [Gate.ForJob]'s handler; [Gate.Serve] reads the job from it,
+// so net/http's own refusals on the job's channel are charged to the job.
+type forJob struct {
+	g   *Gate
+	job string
+}
+
+func (h forJob) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.g.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), jobKey{}, h.job)))
 }
 
 // otherJob reports whether grant job gr is not the one this gate, or the

@@ -37,12 +37,17 @@ func (g *Gate) Server(h http.Handler) *http.Server {
 // recorded as a refusal event naming net/http's status line. It returns
 // srv.Serve's error.
 func (g *Gate) Serve(srv *http.Server, ln net.Listener) error {
-	return srv.Serve(&watchedListener{Listener: ln, g: g})
+	job := g.opts.Job
+	if h, ok := srv.Handler.(forJob); ok {
+		job = h.job // a job's channel: its refusals are charged to the job
+	}
+	return srv.Serve(&watchedListener{Listener: ln, g: g, job: job})
 }
 
 type watchedListener struct {
 	net.Listener
-	g *Gate
+	g   *Gate
+	job string // the allowance of free events refusals are charged to ([Gate.limitKey])
 }
 
 func (l *watchedListener) Accept() (net.Conn, error) {
@@ -50,7 +55,7 @@ func (l *watchedListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &watchedConn{Conn: c, g: l.g}, nil
+	return &watchedConn{Conn: c, g: l.g, job: l.job}, nil
 }
 
 // watchedConn recognises net/http's own refusal (server.go, conn.serve):
@@ -60,6 +65,7 @@ func (l *watchedListener) Accept() (net.Conn, error) {
 type watchedConn struct {
 	net.Conn
 	g    *Gate
+	job  string
 	once sync.Once
 }
 
@@ -76,7 +82,7 @@ func (c *watchedConn) Write(p []byte) (int, error) {
 	if bytes.HasPrefix(line, []byte("431 ")) {
 		reason = ReasonHeaderSize
 	}
-	c.once.Do(func() { c.g.refuseMalformed(reason, string(line)) })
+	c.once.Do(func() { c.g.refuseMalformed(c.job, reason, string(line)) })
 	// The reason goes in as the first header; the caller is told that
 	// all of p was written, as it was, with the header added.
 	out := make([]byte, 0, len(p)+64)
@@ -108,10 +114,11 @@ func netHTTPRefusal(p []byte) ([]byte, bool) {
 	return rest[:i], true
 }
 
-// refuseMalformed counts and records a request net/http refused itself.
-func (g *Gate) refuseMalformed(reason, line string) {
+// refuseMalformed counts and records a request net/http refused itself
+// on job's channel ("" = none).
+func (g *Gate) refuseMalformed(job, reason, line string) {
 	g.refused.add(reason)
 	e := event.Event{Type: event.TypeRefusal, Reason: reason, Code: string(fault.PolicyDenied),
 		Rule: "gate.http", Detail: "net/http answered " + safePath(line)}
-	g.recordLimited(g.opts.Job, e) // before any handler: no channel or grant is known
+	g.recordLimited(job, e) // before any handler: the channel is all that is known
 }

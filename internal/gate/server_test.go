@@ -132,3 +132,37 @@ func TestNetHTTPRefusal(t *testing.T) {
 		}
 	}
 }
+
+// TestMalformedRefusalsPerChannel: net/http's own refusals on a job's
+// channel (a listener served the job's ForJob handler, as a delegate
+// job's sandbox is) are charged to that job's allowance of free events.
+// They all shared the anonymous one: a job sending malformed requests
+// through its own channel left another job's out of the log.
+func TestMalformedRefusalsPerChannel(t *testing.T) {
+	f := newFixture(t, nil)
+	channel := func(job string) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := f.gate.Server(f.gate.ForJob(job))
+		done := make(chan struct{})
+		go func() { defer close(done); _ = f.gate.Serve(srv, ln) }()
+		t.Cleanup(func() { srv.Close(); <-done })
+		return ln.Addr().String()
+	}
+	const bad = "POST\r\n\r\n"
+	flood, own := channel("job-2"), channel("job-1")
+	for range eventBurst + 5 {
+		rawExchange(t, flood, bad)
+	}
+	before := len(f.events.Events())
+	rawExchange(t, own, bad)
+	var got []string
+	for _, e := range f.events.Events()[before:] {
+		got = append(got, e.Reason)
+	}
+	if len(got) != 1 || got[0] != ReasonMalformed {
+		t.Errorf("events of job-1's malformed request after job-2's flood: %v, want [%s]", got, ReasonMalformed)
+	}
+}
