@@ -164,7 +164,7 @@ func (q JobQuestion) taskText() string {
 	if r := []rune(t); len(r) > maxQuestionTask {
 		t = string(r[:maxQuestionTask-1]) + "…"
 	}
-	return " The task, in the calling agent's words (data, not coagent8's): «" + guillemets.Replace(showInvisible(oneLine(t))) + "»"
+	return " The task, in the calling agent's words (data, not coagent8's): «" + guillemets.Replace(oneLine(t)) + "»"
 }
 
 // showInvisible escapes the characters a host draws as nothing: format
@@ -172,7 +172,8 @@ func (q JobQuestion) taskText() string {
 // hyphen, Unicode tags), variation selectors and other default-ignorable
 // code points. The task goes to the delegated model as it is, and a
 // model reads Unicode tags as text: raw, "fix the typo" could carry an
-// instruction the user approved without seeing.
+// instruction the user approved without seeing; a workspace or file
+// name "p\u200b" showed as another one, "p".
 func showInvisible(s string) string {
 	var b strings.Builder
 	for _, r := range s {
