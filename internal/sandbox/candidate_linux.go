@@ -202,14 +202,7 @@ func (p *plan) readView(ws, jobRoot, root string, fdTree int) {
 	lower, empty := root+readLower, filepath.Join(jobRoot, lowerDir)
 	p.mkdir("read: lower-layer mount point", lower, 0o700)
 	p.mkdir("read: empty layer", empty, 0o555)
-	if fdTree >= 0 {
-		p.call("read: attach the idmapped workspace", unix.SYS_MOVE_MOUNT, uintptr(fdTree), p.cstr(""), atFDCWD,
-			p.cstr(lower), unix.MOVE_MOUNT_F_EMPTY_PATH)
-		p.call("read: attach the idmapped workspace", unix.SYS_CLOSE, uintptr(fdTree))
-	} else {
-		p.cloneInto(ws, lower)
-		p.setattr("read: read-only lower layer", lower, attrRO, true)
-	}
+	p.attachLower("read", ws, lower, fdTree)
 	dst := root + insideWorkspace
 	p.mkdirAll("mount point "+insideWorkspace, root, dst)
 	p.mount("read: read-only overlay", "overlay", dst, "overlay", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV,

@@ -37,19 +37,26 @@ const verifyLower = "/.verify-lower"
 // fdTree ≥ 0, as for the read profile, else a read-only clone PID 1
 // makes). The upper layer's whiteouts and opaque directories (userxattr,
 // as the candidate's mount wrote them) hide what the agent deleted. The
+// attachLower puts the workspace read-only at lower, an overlay's lower
+// layer: the idmapped tree fdTree when there is one (it is closed), else a
+// read-only clone of ws. profile names the steps ("read", "verify").
+func (p *plan) attachLower(profile, ws, lower string, fdTree int) {
+	if fdTree >= 0 {
+		p.call(profile+": attach the idmapped workspace", unix.SYS_MOVE_MOUNT, uintptr(fdTree), p.cstr(""), atFDCWD,
+			p.cstr(lower), unix.MOVE_MOUNT_F_EMPTY_PATH)
+		p.call(profile+": attach the idmapped workspace", unix.SYS_CLOSE, uintptr(fdTree))
+		return
+	}
+	p.cloneInto(ws, lower)
+	p.setattr(profile+": read-only lower layer", lower, attrRO, true)
+}
+
 // overlay keeps private clones of its layers, so the workspace tree is
 // detached and its mount point removed before the command starts.
 func (p *plan) verifyView(ws, upper, root string, fdTree int) {
 	lower := root + verifyLower
 	p.mkdir("verify: lower-layer mount point", lower, 0o700)
-	if fdTree >= 0 {
-		p.call("verify: attach the idmapped workspace", unix.SYS_MOVE_MOUNT, uintptr(fdTree), p.cstr(""), atFDCWD,
-			p.cstr(lower), unix.MOVE_MOUNT_F_EMPTY_PATH)
-		p.call("verify: attach the idmapped workspace", unix.SYS_CLOSE, uintptr(fdTree))
-	} else {
-		p.cloneInto(ws, lower)
-		p.setattr("verify: read-only lower layer", lower, attrRO, true)
-	}
+	p.attachLower("verify", ws, lower, fdTree)
 	dst := root + insideWorkspace
 	p.mkdirAll("mount point "+insideWorkspace, root, dst)
 	p.mount("verify: read-only candidate overlay", "overlay", dst, "overlay", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV,
