@@ -110,7 +110,8 @@ func TestFreeEventsLimitCannotHide(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, nil)
+			now := time.Now() // frozen: no allowance refills during the flood
+			f := newFixture(t, func(o *Options) { o.Now = func() time.Time { return now } })
 			gr, phantom := f.grant(spec(Anthropic)) // job-1
 			f.srv.Config.Handler = f.gate.ForJob(tt.flood)
 			for range eventBurst + 20 {
@@ -137,7 +138,8 @@ func TestFreeEventsLimitCannotHide(t *testing.T) {
 // accounted for. The reset dropped them: a job flooding refusals while
 // other jobs' channels made their first events lost its count.
 func TestFreeEventsLimitKeysBounded(t *testing.T) {
-	f := newFixture(t, nil)
+	now := time.Now() // frozen: no allowance refills under a slow (-race) run
+	f := newFixture(t, func(o *Options) { o.Now = func() time.Time { return now } })
 	refusal := func(job string) event.Event {
 		return event.Event{Type: event.TypeRefusal, Reason: ReasonNoCredential, IDs: map[string]string{"job": job}}
 	}
@@ -169,7 +171,10 @@ func TestFreeEventsLimitKeysBounded(t *testing.T) {
 // first signal is recorded in full; the repeats within their own
 // allowance, the rest accounted for (gate.signals) when the gate closes.
 func TestRepeatedSignalsLimited(t *testing.T) {
-	f := newFixture(t, nil)
+	// A frozen clock: no allowance refills while the probes run (under
+	// -race they take long enough to refill at the real rate).
+	now := time.Now()
+	f := newFixture(t, func(o *Options) { o.Now = func() time.Time { return now } })
 	gr, phantom := f.grant(spec(Anthropic))
 	const probes = eventBurst + 200
 	for range probes {
