@@ -56,7 +56,7 @@ func spelling(id string) string { return strings.ReplaceAll(id, ".", "-") }
 // exact, so the widening only ever asks or refuses more.
 func firstCover(list []string, model string, loose bool) (string, bool) {
 	for _, rule := range list {
-		if covers(rule, model) || loose && (covers(spelling(rule), spelling(model)) || sameModel(rule, model)) {
+		if covers(rule, model) || loose && sameModel(rule, model) {
 			return rule, true
 		}
 	}
@@ -78,7 +78,6 @@ var (
 	dateSuffix    = regexp.MustCompile(`(?:-\d{4}-\d{2}-\d{2}|-\d{8}|-\d{4})$`)
 	aliasSuffix   = regexp.MustCompile(`-latest$`)
 	zeroVersion   = regexp.MustCompile(`-0$`)
-	effortPattern = regexp.MustCompile(`-(?:` + strings.Join(efforts, "|") + `)$`)
 	bracketSuffix = regexp.MustCompile(`\[[^\[\]]*\]$`)
 )
 
@@ -103,7 +102,11 @@ func baseID(id string) string {
 	id = spelling(id)
 	for {
 		prev := id
-		for _, re := range []*regexp.Regexp{bracketSuffix, effortPattern, dateSuffix, aliasSuffix, zeroVersion} {
+		id = bracketSuffix.ReplaceAllString(id, "")
+		if base, ok := stripEffort(id); ok {
+			id = base
+		}
+		for _, re := range []*regexp.Regexp{dateSuffix, aliasSuffix, zeroVersion} {
 			id = re.ReplaceAllString(id, "")
 		}
 		if id == prev {
