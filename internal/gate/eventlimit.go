@@ -84,8 +84,14 @@ func (l *eventLimiter) admit(key string, now time.Time, e *event.Event) (ok bool
 // recordLimited records e unless the allowance of free events (refusals,
 // hello probes) of key ([Gate.limitKey]) is spent.
 func (g *Gate) recordLimited(key string, e event.Event) {
-	ok, dropped := g.events.admit(key, g.opts.Now(), &e)
-	g.recordSuppressed(dropped)
+	g.recordWithin(&g.events, "gate.events", key, e)
+}
+
+// recordWithin records e if l's allowance of key has room, and accounts
+// (as rule) for the counts l dropped when it started afresh.
+func (g *Gate) recordWithin(l *eventLimiter, rule, key string, e event.Event) {
+	ok, dropped := l.admit(key, g.opts.Now(), &e)
+	g.recordSuppressedAs(rule, dropped)
 	if ok {
 		g.record(e)
 	}
@@ -134,14 +140,12 @@ func (l *eventLimiter) take(key *string) map[string]int {
 // flushSuppressed records what is still left out for job (every job when
 // job is nil).
 func (g *Gate) flushSuppressed(job *string) {
-	g.recordSuppressed(g.events.take(job))
+	g.recordSuppressedAs("gate.events", g.events.take(job))
 	g.recordSuppressedAs("gate.signals", g.repeats.take(job))
 }
 
-// recordSuppressed records a ReasonEventsSuppressed event for each key's
-// count.
-func (g *Gate) recordSuppressed(counts map[string]int) { g.recordSuppressedAs("gate.events", counts) }
-
+// recordSuppressedAs records a ReasonEventsSuppressed event (rule) for
+// each key's count.
 func (g *Gate) recordSuppressedAs(rule string, counts map[string]int) {
 	for k, n := range counts {
 		ids := map[string]string{"suppressed": strconv.Itoa(n)}
@@ -190,9 +194,5 @@ func (g *Gate) recordSignal(job string, first bool, e event.Event) {
 		g.record(e)
 		return
 	}
-	ok, dropped := g.repeats.admit(job, g.opts.Now(), &e)
-	g.recordSuppressedAs("gate.signals", dropped)
-	if ok {
-		g.record(e)
-	}
+	g.recordWithin(&g.repeats, "gate.signals", job, e)
 }
