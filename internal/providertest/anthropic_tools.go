@@ -1,9 +1,7 @@
 package providertest
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"testing"
 )
@@ -60,8 +58,7 @@ func NewAnthropicTools(t testing.TB, opts Options, tools ...ToolUse) *Anthropic 
 // offer no tool and never act on a tool use, so a scripted one is not
 // handed to them.
 func scriptStep(r *http.Request) (step int, ok bool) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	body, err := peekBody(r)
 	if err != nil {
 		return 0, false
 	}

@@ -1,9 +1,7 @@
 package providertest
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"testing"
 )
@@ -48,8 +46,7 @@ func NewOpenAITools(t testing.TB, opts Options, calls ...FunctionCall) *OpenAI {
 // callStep reads r's body (and puts it back for the handler) and counts
 // the function_call_output items of its input.
 func callStep(r *http.Request) int {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	body, err := peekBody(r)
 	if err != nil {
 		return 0
 	}

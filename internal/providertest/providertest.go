@@ -146,9 +146,20 @@ func (d *double) start(t testing.TB, h http.Handler) {
 	t.Cleanup(d.srv.Close)
 }
 
+// maxRequestBody is the most of a request body the doubles read.
+const maxRequestBody = 64 << 20
+
+// peekBody reads r's body (at most maxRequestBody) and puts it back, so
+// a handler choosing its answer by the request can still record it.
+func peekBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, err
+}
+
 // record stores a copy of r with its body and returns the stored entry.
 func (d *double) record(r *http.Request) (*Request, error) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody))
 	if err != nil {
 		return nil, fmt.Errorf("read request body: %w", err)
 	}
