@@ -20,6 +20,10 @@ type body struct {
 	ToolTypes  []string `json:"-"`
 	MCPServers bool     `json:"-"`
 	Prompt     bool     `json:"-"`
+	// State is the first top-level key, with a value other than null,
+	// that names content the provider stores (OpenAI previous_response_id
+	// or conversation), or "" ([reachesBeyond], request.provider_state).
+	State string `json:"-"`
 }
 
 // maxBody caps a request body (bytes). Larger requests are refused before
@@ -70,8 +74,13 @@ func parseBody(b []byte) (body, error) {
 
 var errNotObject = errors.New("request body is not a JSON object")
 
+// readKeys are the top-level keys parseBody reads; another spelling of
+// one is refused (a provider reads the exact key).
+var readKeys = []string{"model", "max_tokens", "max_output_tokens", "tools", "mcp_servers", "prompt", "previous_response_id", "conversation"}
+
 // field decodes the value of key into req when it is a metered key, the
-// tools, mcp_servers or prompt ([body.hostedTool]), and skips it otherwise.
+// tools, mcp_servers or prompt ([body.hostedTool]) or a stored-state key
+// (body.State), and skips it otherwise.
 func (req *body) field(key string, raw []byte) error {
 	var dst any
 	switch key {
@@ -89,8 +98,13 @@ func (req *body) field(key string, raw []byte) error {
 		req.MCPServers = req.MCPServers || key == "mcp_servers"
 		req.Prompt = req.Prompt || key == "prompt"
 		return nil
+	case "previous_response_id", "conversation":
+		if req.State == "" && string(raw) != "null" {
+			req.State = key
+		}
+		return nil
 	default:
-		if m := spelledOtherwise(key, "model", "max_tokens", "max_output_tokens", "tools", "mcp_servers", "prompt"); m != "" {
+		if m := spelledOtherwise(key, readKeys...); m != "" {
 			return errors.New("request body spells " + m + " ambiguously")
 		}
 		return nil

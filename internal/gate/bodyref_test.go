@@ -56,8 +56,17 @@ func fieldRef(req *body, dec *json.Decoder, key string) error {
 		req.Prompt = req.Prompt || key == "prompt"
 		var skip json.RawMessage
 		dst = &skip
+	case "previous_response_id", "conversation":
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return errors.New("request body has an invalid " + strconv.Quote(key))
+		}
+		if req.State == "" && string(v) != "null" {
+			req.State = key
+		}
+		return nil
 	default:
-		for _, m := range []string{"model", "max_tokens", "max_output_tokens", "tools", "mcp_servers", "prompt"} {
+		for _, m := range []string{"model", "max_tokens", "max_output_tokens", "tools", "mcp_servers", "prompt", "previous_response_id", "conversation"} {
 			if strings.EqualFold(key, m) {
 				return errors.New("request body spells " + m + " ambiguously")
 			}
@@ -222,16 +231,25 @@ func (s *fetchScanRef) value(key, parent string, depth int) (string, error) {
 	}
 	switch s.p {
 	case Anthropic:
-		if parent == "source" && key == "type" && v == "url" {
+		switch {
+		case parent == "source" && key == "type" && v == "url":
 			return "source", nil
+		case parent == "source" && key == "type" && v == "file":
+			return "file source", nil
+		case key == "type" && v == "container_upload":
+			return "container_upload", nil
 		}
 	case OpenAI:
 		// A string image_url/file_url, or the url of an image_url object
 		// (the Chat Completions form): only a data: URL is inline.
-		if fetchKey(key) && !strings.HasPrefix(v, "data:") {
+		switch {
+		case key == "type" && v == "item_reference":
+			return "item_reference", nil
+		case key == "file_id":
+			return "file_id", nil
+		case fetchKey(key) && !strings.HasPrefix(v, "data:"):
 			return key, nil
-		}
-		if fetchKey(parent) && key == "url" && !strings.HasPrefix(v, "data:") {
+		case fetchKey(parent) && key == "url" && !strings.HasPrefix(v, "data:"):
 			return parent, nil
 		}
 	}
@@ -247,6 +265,9 @@ func FuzzProviderFetchAgainstDecoder(f *testing.F) {
 		`{"input":[{"type":"input_image","image_url":"https://x"},{"image_url":{"url":"data:x"}}]}`,
 		`{"input":[{"file_url":"data:x","image_url":{"url":"https://x"}}],"a":[1,true,null,-2.5e3,"\"]"]}`,
 		`{"source":{"type":"base64","type":"url"}}`, `[[["image_url"]]]`, `"x"`, `{"source":"url"}`,
+		`{"input":[{"type":"item_reference","id":"msg_1"},{"type":"input_file","file_id":"file-1"}]}`,
+		`{"content":[{"type":"document","source":{"type":"file","file_id":"f"}},{"type":"container_upload","file_id":"f"}]}`,
+		`{"input":[{"type":"input_image","file_id":null,"image_url":"data:x"}],"tools":[{"parameters":{"properties":{"file_id":{"type":"string"}}}}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -275,6 +296,8 @@ func FuzzParseBodyAgainstDecoder(f *testing.F) {
 		` {"model":"m\u0031","max_output_tokens":5,"x":{"a":["\"]",{"b":null}]},"y":-1.5e3} `,
 		`{"model":"m","model":"n"}`, `{"mod\u0065l":"m","model":"n"}`, `{"MODEL":"m"}`, `[]`, `{"model":"m"} x`,
 		`{"model":"m","tools":null,"max_tokens":null}`, "{\"model\":\"m\",\"\xff\":1,\"\xfe\":2}",
+		`{"model":"m","previous_response_id":"resp_1"}`, `{"model":"m","conversation":{"id":"c"},"previous_response_id":null}`,
+		`{"model":"m","Previous_Response_Id":"r"}`, `{"model":"m","conversation":null}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -288,7 +311,7 @@ func FuzzParseBodyAgainstDecoder(f *testing.F) {
 			return
 		}
 		if got.Model != want.Model || !samePtr(got.MaxTokens, want.MaxTokens) || !samePtr(got.MaxOutputTokens, want.MaxOutputTokens) ||
-			got.MCPServers != want.MCPServers || got.Prompt != want.Prompt || strings.Join(got.ToolTypes, "\x00") != strings.Join(want.ToolTypes, "\x00") {
+			got.MCPServers != want.MCPServers || got.Prompt != want.Prompt || got.State != want.State || strings.Join(got.ToolTypes, "\x00") != strings.Join(want.ToolTypes, "\x00") {
 			t.Fatalf("parseBody(%q) = %+v, reference %+v", b, got, want)
 		}
 	})

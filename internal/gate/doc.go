@@ -64,7 +64,9 @@
 // What leaves is bounded to what the decision names: only tools the client
 // runs are admitted, never one the provider would run and that would carry
 // the model's text further (tools.go, request.hosted_tool), nor content
-// the provider would fetch from a URL (fetch.go, request.provider_fetch); a body the
+// the provider would fetch from a URL (fetch.go, request.provider_fetch),
+// nor content it stores and would add beyond the body and its reservation
+// (fetch.go, request.provider_state); a body the
 // privacy filter rewrote must still name the bound model and output limit
 // (egress.filter_binding); a body that stops arriving is refused after
 // [Options.BodyTimeout] (request.body_timeout).

@@ -23,6 +23,7 @@ const (
 	ReasonFilterBinding       = "egress.filter_binding"  // the privacy filter changed the model or output limit the gate bound
 	ReasonHostedTool          = "request.hosted_tool"    // a tool the provider would run itself (web search, web fetch, MCP connector, ...)
 	ReasonProviderFetch       = "request.provider_fetch" // a content block the provider would fetch from a URL itself (an image or document by URL)
+	ReasonProviderState       = "request.provider_state" // content the provider adds from its own storage (stored response, conversation, item reference, uploaded file)
 	ReasonQuery               = "request.query"          // a query parameter outside the route's, repeated, or not its form; a bare "?"
 	ReasonHeaderSize          = "request.header_size"    // header block above maxHeaderBytes
 	ReasonHeaderForm          = "request.header_form"    // allowlisted header repeated, empty, folded or not printable ASCII

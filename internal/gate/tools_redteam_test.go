@@ -13,8 +13,8 @@ import (
 // the block sits — a message, a tool result, a prompt variable. The URL
 // is whatever the agent wrote, workspace content in its query included,
 // and the party it names was named by no egress decision: refused
-// request.provider_fetch. Inline content (base64, data: URLs, file ids)
-// stays admitted.
+// request.provider_fetch. Inline content (base64, data: URLs) stays
+// admitted.
 func TestProviderFetchRefused(t *testing.T) {
 	const ant = `{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[{"role":"user","content":%s}]}`
 	const oai = `{"model":"gpt-5.1","max_output_tokens":10,"input":[{"role":"user","content":%s}]}`
@@ -36,7 +36,7 @@ func TestProviderFetchRefused(t *testing.T) {
 		{"anthropic url document in system", Anthropic, `{"model":"claude-sonnet-4-5","max_tokens":10,"system":[{"type":"document","source":{"type":"url","url":"https://third.example/x.pdf"}}],"messages":[{"role":"user","content":"hi"}]}`, ReasonProviderFetch},
 		{"anthropic count_tokens image url", Anthropic, "count_tokens:" + fill(ant, `[{"type":"image","source":{"type":"url","url":"https://third.example/x.png"}}]`), ReasonProviderFetch},
 		{"openai data image", OpenAI, fill(oai, `[{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo=","detail":"auto"},{"type":"input_text","text":"hi"}]`), ""},
-		{"openai file id", OpenAI, fill(oai, `[{"type":"input_file","file_id":"file-1"},{"type":"input_image","file_id":"file-2","image_url":null}]`), ""},
+		{"openai file id", OpenAI, fill(oai, `[{"type":"input_file","file_id":"file-1"},{"type":"input_image","file_id":"file-2","image_url":null}]`), ReasonProviderState}, // TestProviderStateRefused
 		{"openai function schema naming image_url", OpenAI, `{"model":"gpt-5.1","max_output_tokens":10,"tools":[{"type":"function","name":"f","parameters":{"type":"object","properties":{"image_url":{"type":"string"},"file_url":{"type":"string"}}}}],"input":"hi"}`, ""},
 		{"openai image url", OpenAI, fill(oai, `[{"type":"input_image","image_url":"https://third.example/x.png?d=secret"}]`), ReasonProviderFetch},
 		{"openai file url", OpenAI, fill(oai, `[{"type":"input_file","file_url":"https://third.example/x.pdf?d=secret"}]`), ReasonProviderFetch},
