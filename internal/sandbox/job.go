@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"strings"
@@ -167,7 +168,27 @@ func (s *Sandbox) admitBind(p string) (bind, error) {
 		return bind{}, err
 	}
 	fi, _ := checkNoSymlinks(p)
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		// A unix socket is reached by its inode through any bind, and a
+		// read-only mount does not govern connect (nor does Landlock
+		// below ABI 9): binding a daemon's socket would hand the command
+		// that daemon. Devices and FIFOs are no read-only content either.
+		return bind{}, invalid("sandbox.root", fmt.Sprintf("%s is a %s, not a file or directory: only files and directories can be bound read-only", p, fileKind(fi.Mode())))
+	}
 	return bind{Src: p, Dst: p, Dir: fi.IsDir()}, nil
+}
+
+// fileKind names a non-regular, non-directory file mode for a refusal.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSocket != 0:
+		return "unix socket"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 // checkForbiddenRoot refuses p (canonical) when it is or lies under one of
