@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -87,7 +88,7 @@ func OpenOptions(ctx context.Context, path string, o Options) (*DB, error) {
 		return nil, err
 	}
 	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate",
-		path, o.Busy.Milliseconds())
+		uriPath(path), o.Busy.Milliseconds())
 	if o.CacheKiB > 0 {
 		// The driver runs each _pragma on every new connection, before
 		// the pool hands it out (the integrity check's included).
@@ -103,6 +104,15 @@ func OpenOptions(ctx context.Context, path string, o Options) (*DB, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// uriPath is path as the path of a SQLite URI filename: '?' would end
+// it (the driver takes the query from the first one), '#' starts a
+// fragment SQLite drops, and '%' starts an escape SQLite decodes. A state
+// directory named "a#b" opened the database at "a" instead: another
+// file, possibly shared, outside the directory created with mode 0700.
+func uriPath(path string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path)
 }
 
 func touch(path string) error {

@@ -116,3 +116,41 @@ func TestCacheKiB(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenPathWithURICharacters: the database opens at exactly its path
+// when a directory name holds '#', '?' or '%' (t.TempDir of a subtest
+// named "x#01" does): the URI form of the path once truncated it at '#',
+// and every such test shared one database file outside its directory.
+func TestOpenPathWithURICharacters(t *testing.T) {
+	for _, name := range []string{"run#01", "what?x=1", "pct%41", "all#?%"} {
+		t.Run(name, func(t *testing.T) {
+			base := t.TempDir()
+			dir := filepath.Join(base, name)
+			path := filepath.Join(dir, "state.db")
+			db, err := Open(context.Background(), path, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.SQL().Exec("CREATE TABLE marker (x)"); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			got, err := os.ReadDir(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || got[0].Name() != name {
+				t.Fatalf("%s holds %v; want only %q", base, got, name)
+			}
+			reopened, err := Open(context.Background(), path, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer reopened.Close()
+			var n int
+			if err := reopened.SQL().QueryRow("SELECT count(*) FROM sqlite_master WHERE name = 'marker'").Scan(&n); err != nil || n != 1 {
+				t.Fatalf("table written through %s not found on reopening (n=%d, err=%v)", path, n, err)
+			}
+		})
+	}
+}
