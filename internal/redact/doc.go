@@ -5,8 +5,8 @@
 //
 // [Answer] replaces recognised credential formats only — OpenAI and
 // Anthropic sk- keys, Stripe, GitHub, GitLab, Google ya29., npm, Hugging
-// Face, Slack, bare JWTs, AWS access key IDs, PEM private keys and Bearer
-// tokens — so model answers stay byte-identical otherwise: code such as
+// Face, Slack, bare JWTs, AWS access key IDs, PEM private keys, Bearer
+// tokens and the provider gate's own phantom credentials (c8g_) — so model answers stay byte-identical otherwise: code such as
 // `const token = getToken();` is never rewritten (R-048, R-049).
 //
 // [Diagnostic] adds keyword assignments with an explicit '=' or ':' and a

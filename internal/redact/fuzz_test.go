@@ -3,6 +3,7 @@ package redact_test
 import (
 	"bytes"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -41,6 +42,7 @@ func FuzzStream(f *testing.F) {
 	}
 	f.Add([]byte("\x1b[1;32mpassword=abc123\x1b[0m /home/u/x"), uint64(5), true)
 	f.Add([]byte("Bearer \t"), uint64(2), false)
+	f.Add([]byte("c8g_"+strings.Repeat("A-_9", 11)), uint64(6), true)                // the gate's phantom, one byte past its 43
 	f.Add([]byte(`context file "../../etc/passwd": give the path`), uint64(4), true) // issue 19 item 12
 	diag, ans := redact.NewDiagnostic("/home/u"), redact.NewAnswer()
 	f.Fuzz(func(t *testing.T, data []byte, seed uint64, useDiag bool) {

@@ -21,6 +21,9 @@ const (
 	KindAWS
 	KindPrivateKey
 	KindBearer
+	// KindPhantom is the provider gate's phantom credential (internal/gate):
+	// a bearer for the gate while its grant lives.
+	KindPhantom
 	// Diagnostic-profile kinds.
 	KindBasic
 	KindURLCredentials
@@ -45,6 +48,7 @@ var kindNames = [kindCount]string{
 	KindAWS:            "aws-access-key-id",
 	KindPrivateKey:     "private-key",
 	KindBearer:         "bearer-token",
+	KindPhantom:        "gate-phantom",
 	KindBasic:          "basic-auth",
 	KindURLCredentials: "url-credentials",
 	KindSecret:         "secret",

@@ -101,6 +101,7 @@ func TestAnswerNegatives(t *testing.T) {
 		"ASIA and AKIA prefixes", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
 		"-----BEGIN PUBLIC KEY-----", "eyJhbGciOi is how a JWT starts", "xoxb- tokens", "glpat-short",
 		"import sklearn; sk-learn", "hf_hub_download(repo_id)", "npm_config_cache=/tmp",
+		"c8g_config is read", "C8G_" + strings.Repeat("a1", 24), "abc8g_" + strings.Repeat("a1", 24),
 	}
 	r := redact.NewAnswer()
 	for _, in := range inputs {
@@ -168,6 +169,43 @@ func TestPrefixNamesTheFormat(t *testing.T) {
 				t.Errorf("streamed(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestPhantom: the provider gate's phantom credential ("c8g_" and 43
+// base64url characters, internal/gate) is replaced in every profile,
+// also behind an auth scheme or an assignment; a shorter body, another
+// case or a glued word is left alone (mid-text: at the end of input any
+// anchor with eight token bytes is cut-short fail-closed).
+func TestPhantom(t *testing.T) {
+	body := strings.Repeat("aZ9_-", 8) + "xY0"
+	marker := redact.KindPhantom.Marker()
+	tests := []struct{ name, in, want string }{
+		{"bare", "c8g_" + body, marker},
+		{"api-key-header", "x-api-key: c8g_" + body + "\r\n", "x-api-key: " + marker + "\r\n"},
+		{"bearer", "Authorization: Bearer c8g_" + body, "Authorization: Bearer " + marker},
+		{"env", "ANTHROPIC_API_KEY=c8g_" + body + " claude", "ANTHROPIC_API_KEY=" + marker + " claude"},
+		{"json", `{"key":"c8g_` + body + `"}`, `{"key":"` + marker + `"}`},
+		{"longer-run", "c8g_" + body + "-tail_more x", marker + " x"},
+		{"sentence", "The phantom is c8g_" + body + ".", "The phantom is " + marker + "."},
+		{"short-body", "c8g_" + body[:42] + " x", "c8g_" + body[:42] + " x"},
+		{"glued-word", "abc8g_" + body + " x", "abc8g_" + body + " x"},
+		{"upper-case", "C8G_" + body + " x", "C8G_" + body + " x"},
+		{"identifier", "c8g_tokenizer_settings are read", "c8g_tokenizer_settings are read"},
+		{"prefix-only", "c8g_ and c8g. x", "c8g_ and c8g. x"},
+	}
+	rng := rand.New(rand.NewPCG(8, 4))
+	for _, r := range []*redact.Redactor{redact.NewAnswer(), redact.NewDiagnostic("/home/u")} {
+		for _, tt := range tests {
+			t.Run(r.Profile().String()+"/"+tt.name, func(t *testing.T) {
+				if got := r.String(tt.in); got != tt.want {
+					t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
+				}
+				if got := streamed(t, r, tt.in, rng, 7); got != tt.want {
+					t.Errorf("streamed(%q) = %q, want %q", tt.in, got, tt.want)
+				}
+			})
+		}
 	}
 }
 

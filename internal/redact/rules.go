@@ -72,6 +72,10 @@ var tokenRules = []*tokenRule{
 	{prefix: "xoxr-", kind: KindSlack, body: setSlack, min: 10, check: hasLetterDigit},
 	{prefix: "xoxs-", kind: KindSlack, body: setSlack, min: 10, check: hasLetterDigit},
 	{prefix: "xapp-", kind: KindSlack, body: setSlack, min: 10, check: hasLetterDigit},
+	// The provider gate's phantom credential (internal/gate newPhantom): 256
+	// random bits in unpadded base64url, exactly 43 characters. gate tests
+	// that every phantom it mints is caught here (redact must not import it).
+	{prefix: "c8g_", kind: KindPhantom, body: setTok, min: 43},
 	// The webhook secret is its path; the host stays readable.
 	{prefix: "hooks.slack.com/services/", kind: KindSlackWebhook, body: setHook, min: 20, keep: true},
 }

@@ -25,6 +25,15 @@ const (
 	digitSet = "0123456789"
 )
 
+// raw returns n random bytes of any value.
+func (g gen) raw(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(g.r.UintN(256))
+	}
+	return b
+}
+
 func (g gen) alnum(n int) string   { return g.from(upperABC+lowerABC+digitSet, n) }
 func (g gen) tok(n int) string     { return g.from(upperABC+lowerABC+digitSet+"_-", n) }
 func (g gen) letters(n int) string { return g.from(upperABC+lowerABC, n) }

@@ -112,6 +112,10 @@ func Generate(rng *rand.Rand) []Canary {
 		Text:    "Authorization: Bearer " + b1,
 		Want:    "Authorization: Bearer " + redact.KindBearer.Marker(),
 		Needles: []string{b1}})
+	// The provider gate's phantom exactly as internal/gate mints it: "c8g_"
+	// and 256 random bits in unpadded base64url (43 characters).
+	s, b = tok("c8g_", base64.RawURLEncoding.EncodeToString(g.raw(32)))
+	add("gate-phantom", redact.KindPhantom, s, b)
 	return cs
 }
 
