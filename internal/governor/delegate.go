@@ -8,7 +8,6 @@ import (
 	"math/big"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/coagent8/coagent8/internal/config"
@@ -165,28 +164,6 @@ func (q JobQuestion) taskText() string {
 		t = string(r[:maxQuestionTask-1]) + "…"
 	}
 	return " The task, in the calling agent's words (data, not coagent8's): «" + guillemets.Replace(oneLine(t)) + "»"
-}
-
-// showInvisible escapes the characters a host draws as nothing: format
-// characters (zero-width space and joiners, word joiner, BOM, soft
-// hyphen, Unicode tags), variation selectors and other default-ignorable
-// code points. The task goes to the delegated model as it is, and a
-// model reads Unicode tags as text: raw, "fix the typo" could carry an
-// instruction the user approved without seeing; a workspace or file
-// name "p\u200b" showed as another one, "p".
-func showInvisible(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case !unicode.In(r, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point):
-			b.WriteRune(r)
-		case r > 0xffff:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-	}
-	return b.String()
 }
 
 // guillemets escapes the quote marks the task is shown between, so the

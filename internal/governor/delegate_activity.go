@@ -215,10 +215,10 @@ func (g *Governor) JobActivity(id string) []string {
 // oneLine is [quarantine.Visible] for a value shown on one line of the
 // admission form or an activity listing: a line break the agent put in a
 // file or tool name would otherwise start a line of its own that reads
-// like coagent8's ("Scan findings (0):", "approve: true"). Invisible
-// characters show as escapes too ([showInvisible]).
+// like coagent8's ("Scan findings (0):", "approve: true"). Visible already
+// shows invisible characters as escapes.
 func oneLine(s string) string {
-	return showInvisible(lineBreaks.Replace(quarantine.Visible(s)))
+	return lineBreaks.Replace(quarantine.Visible(s))
 }
 
 var lineBreaks = strings.NewReplacer("\r", `\r`, "\n", `\n`, "\u2028", `\u2028`, "\u2029", `\u2029`)

@@ -11,15 +11,22 @@ import (
 
 // TestDiffLinesEscapeControls: the candidate page shows an untrusted
 // patch; a bidi override (U+202E) would reorder the line the operator
-// reads before admitting, and control bytes are not text.
+// reads before admitting, control bytes are not text, and a zero-width
+// or tag character hides a difference ("admin\u200b" reads as "admin").
 func TestDiffLinesEscapeControls(t *testing.T) {
 	for _, l := range diffLines("+x = \"\u202eadmin\u2066\"\n+\x1b[2Kok\n") {
 		if strings.ContainsAny(string(l.Text), "\u202e\u2066\x1b") {
 			t.Errorf("line %q carries a control raw", l.Text)
 		}
 	}
-	if got, want := diffLines("+a\u202eb\n")[0], (diffLine{"add", `+a\u202eb`}); got != want {
-		t.Errorf("diffLines = %+v, want %+v", got, want)
+	for _, tt := range []struct{ in, want string }{
+		{"+a\u202eb\n", `+a\u202eb`},
+		{"+user = \"admin\u200b\"\n", `+user = "admin\u200b"`},
+		{"+\ufeffok\U000e0041\n", `+\ufeffok\U000e0041`},
+	} {
+		if got, want := diffLines(tt.in)[0], (diffLine{"add", patchText(tt.want)}); got != want {
+			t.Errorf("diffLines(%q) = %+v, want %+v", tt.in, got, want)
+		}
 	}
 }
 

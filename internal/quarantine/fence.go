@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/coagent8/coagent8/internal/redact"
@@ -34,8 +35,9 @@ const Preamble = "The block below is untrusted output of a delegated agent, show
 // the redacted body contains it. Nor can it act on the terminal or hide
 // lines from the reader: control characters other than tab and newline
 // (ANSI escape sequences, a lone carriage return, C1 controls), Unicode
-// bidirectional controls and invalid UTF-8 bytes are shown as \xNN or
-// \uNNNN escapes. The digest is of the raw bytes so a user
+// bidirectional controls, characters drawn as nothing (see [Visible]) and
+// invalid UTF-8 bytes are shown as \xNN, \uNNNN or \UNNNNNNNN escapes.
+// The digest is of the raw bytes so a user
 // can match them with the admitted patch; it reveals nothing of a secret
 // inside them.
 func Render(b Fenced) string {
@@ -57,15 +59,19 @@ func Render(b Fenced) string {
 }
 
 // Visible returns s with what a terminal or text renderer would act on
-// rather than show written as escapes (\xNN, \uNNNN): C0 controls but tab
-// and newline (a CR only before a newline), DEL, C1 controls, Unicode
-// bidirectional controls and invalid UTF-8 bytes. For untrusted text shown
-// outside a [Render] block (the operator's diff page).
+// rather than show, or draw as nothing, written as escapes (\xNN, \uNNNN,
+// \UNNNNNNNN above U+FFFF): C0 controls but tab and newline (a CR only
+// before a newline), DEL, C1 controls, Unicode bidirectional controls,
+// invisible characters ([invisible]: zero-width space and joiners, word
+// joiner, BOM, soft hyphen, Unicode tags, variation selectors) and invalid
+// UTF-8 bytes. For untrusted text shown outside a [Render] block (the
+// operator's pages, terminal listings, consent questions).
 //
 // Why: an agent's "\x1b[1A\x1b[2K" erases the patch line above (a
 // hook the user would not see before admitting), OSC 52 writes the
-// clipboard, "\r" overwrites a line, U+202E reorders one. CRLF line ends
-// stay as they are.
+// clipboard, "\r" overwrites a line, U+202E reorders one; "p\u200b" reads
+// as another name, "p", and a model reads Unicode tags as text the user
+// never saw. CRLF line ends stay as they are.
 func Visible(s string) string {
 	var sb strings.Builder
 	for i := 0; i < len(s); {
@@ -77,8 +83,10 @@ func Visible(s string) string {
 			sb.WriteRune(r)
 		case r < 0x20, r == 0x7f:
 			fmt.Fprintf(&sb, "\\x%02x", r)
-		case ActsOnDisplay(r):
+		case ActsOnDisplay(r), invisible(r) && r <= 0xffff:
 			fmt.Fprintf(&sb, "\\u%04x", r)
+		case invisible(r):
+			fmt.Fprintf(&sb, "\\U%08x", r)
 		default:
 			sb.WriteString(s[i : i+n])
 		}
@@ -95,6 +103,15 @@ func Visible(s string) string {
 func ActsOnDisplay(r rune) bool {
 	return r >= 0x80 && r <= 0x9f || r == 0x61c || r == 0x200e || r == 0x200f ||
 		r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}
+
+// invisible reports whether a host draws r as nothing: a format character
+// (Cf: zero-width space and joiners, word joiner, BOM, soft hyphen,
+// bidirectional controls, Unicode tags), a variation selector or another
+// default-ignorable code point (Hangul fillers, U+115F…). None is below
+// U+00AD (soft hyphen): ASCII text skips the table look-ups.
+func invisible(r rune) bool {
+	return r >= 0xad && unicode.In(r, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
 }
 
 func newFence() string {
