@@ -10,20 +10,23 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/coagent8/coagent8/internal/fault"
+	"github.com/coagent8/coagent8/internal/governor"
 	"github.com/coagent8/coagent8/internal/policy"
 )
 
-// Refusal reasons. Governance reasons come from policy.
+// Refusal reasons. Governance reasons come from policy. The
+// user's own no and a retry with no valid answer are the governor's
+// ([governor.NoWayAround] lists them): one spelling for both packages.
 const (
 	ReasonUnsupportedClient = "consent.unsupported_client" // no form elicitation capability
-	ReasonDeclined          = "consent.declined"           // action "decline"
-	ReasonCancelled         = "consent.cancelled"          // action "cancel" (dismissed, or a headless host)
-	ReasonNotApproved       = "consent.not_approved"       // accepted with approve: false
-	ReasonInvalidAnswer     = "consent.invalid_answer"     // approve missing or not a boolean; unknown action
+	ReasonDeclined          = governor.ReasonConsentDeclined
+	ReasonCancelled         = "consent.cancelled" // action "cancel" (dismissed, or a headless host)
+	ReasonNotApproved       = governor.ReasonConsentNotApproved
+	ReasonInvalidAnswer     = governor.ReasonConsentInvalidAnswer
 	ReasonTimeout           = "consent.timeout"            // no answer in time
 	ReasonFailed            = "consent.elicitation_failed" // transport error, or the SDK rejected the answer
 	ReasonAborted           = "consent.aborted"            // the tool call was cancelled while asking
-	ReasonInvalidState      = "consent.invalid_state"      // retried call with a missing, forged, replayed or foreign state
+	ReasonInvalidState      = governor.ReasonConsentInvalidState
 )
 
 // inputKey names our entry in InputRequests / InputResponses.

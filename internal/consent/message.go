@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/coagent8/coagent8/internal/governor"
 	"github.com/coagent8/coagent8/internal/policy"
 )
 
@@ -99,27 +100,9 @@ func denyMessage(d policy.Decision, reason string) string {
 		ReasonAborted:           "the call was cancelled while waiting for approval",
 		ReasonInvalidState:      "the approval answer did not belong to this request",
 	}[reason]
-	if NoWayAround(reason) {
+	if governor.NoWayAround(reason) {
 		return fmt.Sprintf("model %s needs the user's approval and %s; nothing ran", d.Model, what)
 	}
 	return fmt.Sprintf("model %s needs the user's approval and %s; approve it in an interactive MCP host, "+
 		"or add it to governance.models.allow in the coagent8 configuration", d.Model, what)
-}
-
-// NoWayAround reports whether a refusal with reason must name no way
-// around the question (an allow list, a terminal command): the user
-// answered no themselves (declined, approve false), or the retried call
-// carried no valid answer (a forged, replayed or altered state, no
-// approve). The refusal text reaches the calling agent, and there it
-// would read as the way to undo the user's answer. A refusal nobody gave
-// (no form support, a time-out, the host's own instant decline, a
-// dismissal) still names the way forward. Every surface that asks uses
-// it: consult's refusals here, the governor's remedy, delegate's job
-// question and request_admission's form.
-func NoWayAround(reason string) bool {
-	switch reason {
-	case ReasonDeclined, ReasonNotApproved, ReasonInvalidState, ReasonInvalidAnswer:
-		return true
-	}
-	return false
 }

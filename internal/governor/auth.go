@@ -65,8 +65,7 @@ func (g *Governor) explainAuth(o *turn.Outcome, backend string) {
 // false) or a retried call with no valid answer (forged, replayed or
 // altered state, no approve): the message goes to the calling agent,
 // which must not be handed the command that undoes the user's answer
-// (consent.NoWayAround; the reasons are repeated here, as consent imports
-// this package).
+// ([NoWayAround], which consent's refusal messages use too).
 func withRemedy(err error, d policy.Decision) error {
 	var fe *fault.Error
 	model := d.Model
@@ -90,13 +89,10 @@ func withRemedy(err error, d policy.Decision) error {
 // valid answer (see withRemedy). A decline the host gave faster than a
 // person can answer carries answered_by "host" and is nobody's no.
 func usersNo(fe *fault.Error) bool {
-	switch fe.Reason {
-	case "consent.not_approved", "consent.invalid_state", "consent.invalid_answer":
-		return true
-	case "consent.declined":
-		return fe.Details["answered_by"] != "host"
+	if fe.Reason == ReasonConsentDeclined && fe.Details["answered_by"] == "host" {
+		return false
 	}
-	return false
+	return NoWayAround(fe.Reason)
 }
 
 // listed reports whether `governance allow` knows d's model: the price

@@ -72,4 +72,12 @@ func TestWithRemedyNotAfterTheUsersNo(t *testing.T) {
 			}
 		})
 	}
+	// The remedy and consent's refusal messages read one list
+	// (NoWayAround): a person's answer with any of its reasons gets none.
+	for _, reason := range NoWayAroundReasons() {
+		fe := fault.From(withRemedy(fault.New(fault.PolicyDenied, reason, "x").With("answered_by", "user"), d))
+		if _, got := fe.Details["remedy"]; got {
+			t.Errorf("%s answered by the user: remedy %q", reason, fe.Message)
+		}
+	}
 }

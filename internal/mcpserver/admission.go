@@ -220,7 +220,7 @@ func admissionParams(q governor.AdmissionQuestion) *mcp.ElicitParams {
 
 func admissionDenied(reason, what string) error {
 	way := " (the user can admit it with coagent8 admit JOB in a terminal)"
-	if consent.NoWayAround(reason) {
+	if governor.NoWayAround(reason) {
 		way = "" // the user's no, or no valid answer: no way around it for the agent
 	}
 	return fault.New(fault.PolicyDenied, reason, "the candidate was not admitted: "+what+

@@ -275,7 +275,7 @@ func jobParams(q governor.JobQuestion) *mcp.ElicitParams {
 
 func jobDenied(q governor.JobQuestion, reason, what string) error {
 	way := "; approve it in an MCP host that shows the form, or add " + q.Decision.Model + " to delegate.allowWithoutAsking in the coagent8 configuration"
-	if consent.NoWayAround(reason) {
+	if governor.NoWayAround(reason) {
 		way = "; nothing was started" // the user's no, or no valid answer: no way around it for the agent
 	}
 	return fault.New(fault.PolicyDenied, reason, "the delegate job was not started: "+what+way).With("model", q.Decision.Model)
