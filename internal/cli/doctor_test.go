@@ -45,7 +45,8 @@ func TestDoctorEmptyListsAndExit(t *testing.T) {
 
 // TestDoctorNamesConfigCause: with an unusable config.json, doctor says
 // why (which key, what is wrong), redacted: a literal credential's path is
-// named and its value never printed.
+// named and its value never printed; and its first recommendation is the
+// configuration's refusal, before any backend's.
 func TestDoctorNamesConfigCause(t *testing.T) {
 	key := "sk-ant-api03-" + strings.Repeat("Q", 40)
 	tests := []struct{ name, body, want, reason string }{
@@ -65,6 +66,7 @@ func TestDoctorNamesConfigCause(t *testing.T) {
 				Sections struct {
 					Governance struct{ Error, Reason, Cause string } `json:"governance"`
 				} `json:"sections"`
+				Recommendations []string `json:"recommendations"`
 			}
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
 				t.Fatalf("%v: %s", err, out)
@@ -72,6 +74,10 @@ func TestDoctorNamesConfigCause(t *testing.T) {
 			g := rep.Sections.Governance
 			if g.Error == "" || g.Reason != tt.reason || !strings.Contains(g.Cause, tt.want) || strings.Contains(out, key) {
 				t.Errorf("governance error %q, reason %q, cause %q; want reason %s, a cause naming %q and no key", g.Error, g.Reason, g.Cause, tt.reason, tt.want)
+			}
+			if r := rep.Recommendations; len(r) == 0 || !strings.HasPrefix(r[0], "Turns are refused until the configuration is fixed: ") ||
+				!strings.HasSuffix(r[0], "Fix it, then run doctor again.") {
+				t.Errorf("recommendations %q, want the configuration refusal first", r)
 			}
 		})
 	}

@@ -73,9 +73,10 @@ func (l *lazyCatalog) Status() price.Status { l.load(); return l.st }
 
 // doctorSections reports governance in force: limits, lists and
 // the price source with its date, from the configuration as it is now;
-// and the task sandbox's readiness.
-func (a *app) doctorSections() func() map[string]any {
-	return func() map[string]any {
+// the task sandbox's readiness; and that configuration's refusal of every
+// turn (nil when it is in force), which doctor leads its advice with.
+func (a *app) doctorSections() func() (map[string]any, error) {
+	return func() (map[string]any, error) {
 		cfg, loadErr := a.env.Load()
 		gov := map[string]any{"configPath": a.env.ConfigPath(), "prices": a.prices.Status()}
 		if err := cfg.GovernanceErr(); err != nil {
@@ -93,7 +94,7 @@ func (a *app) doctorSections() func() map[string]any {
 			gov["priceMultiplier"] = cfg.Governance.PriceMultiplier().FloatString(2)
 			gov["models"] = map[string][]string{"allow": orEmpty(allow), "ask": orEmpty(ask), "deny": orEmpty(deny)}
 		}
-		return map[string]any{"governance": gov, "sandbox": a.sandboxStatus()}
+		return map[string]any{"governance": gov, "sandbox": a.sandboxStatus()}, cfg.GovernanceErr()
 	}
 }
 

@@ -18,7 +18,7 @@ func (a *app) operatorDoctor() func(context.Context) doctor.Report {
 	return func(ctx context.Context) doctor.Report {
 		cfg, _ := config.LoadFile(a.env.ConfigPath())
 		return doctor.Run(ctx, doctor.Options{Env: a.env, Backends: a.backends(), Default: cfg.DefaultBackend,
-			Sections: map[string]any{"governance": a.operatorGovernance(cfg), "sandbox": a.operatorSandbox()}})
+			Sections: map[string]any{"governance": a.operatorGovernance(cfg), "sandbox": a.operatorSandbox()}, Refusal: cfg.GovernanceErr()})
 	}
 }
 

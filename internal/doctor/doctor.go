@@ -8,8 +8,8 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"os"
-	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/coagent8/coagent8/internal/adapter"
 	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/redact"
 	"github.com/coagent8/coagent8/internal/upstream"
 	"github.com/coagent8/coagent8/internal/version"
@@ -68,10 +69,13 @@ type Options struct {
 	// Default is the user's configured default backend ("" = none).
 	Default string
 	// Sections are extra named sections (governance limits, sandbox
-	// qualification, ...) supplied by their owners. A "governance"
-	// section that is a map with an "error" string is a configuration
-	// that refuses every turn: its error leads the recommendations.
+	// qualification, ...) supplied by their owners, reported as they are.
 	Sections map[string]any
+	// Refusal is the configuration's refusal of every turn
+	// (config.File.GovernanceErr: a POLICY_DENIED *fault.Error), nil when
+	// the configuration is in force. Its message leads the
+	// recommendations.
+	Refusal error
 	// Containment, if set, returns the containment section (the
 	// governor's decision per backend).
 	Containment func(context.Context) []Containment
@@ -101,7 +105,7 @@ func Run(ctx context.Context, o Options) Report {
 	}
 	wg.Wait()
 	summarise(&r, o.Default)
-	if msg := refusal(o.Sections); msg != "" {
+	if msg := refusal(o.Refusal); msg != "" {
 		// Fixing the backends first would not help: every turn is refused
 		// until the configuration is fixed, so that comes first.
 		r.Recommendations = append([]string{msg + " Fix it, then run doctor again."}, r.Recommendations...)
@@ -112,24 +116,26 @@ func Run(ctx context.Context, o Options) Report {
 	return scrub(r, red)
 }
 
-// refusal is the governance section's error as a sentence, without its
-// error code ("" when there is none): the configuration refuses every
-// turn.
-func refusal(sections map[string]any) string {
-	gov, _ := sections["governance"].(map[string]any)
-	msg, _ := gov["error"].(string)
-	msg = strings.TrimSpace(codePrefix.ReplaceAllString(msg, ""))
-	if msg == "" {
+// refusal is the configuration refusal as a sentence ("" for nil): a
+// fault's public message; another error is named only as a refusal, since
+// its text is not known to be safe to show.
+func refusal(err error) string {
+	if err == nil {
 		return ""
+	}
+	var fe *fault.Error
+	msg := ""
+	if errors.As(err, &fe) {
+		msg = strings.TrimSpace(fe.Message)
+	}
+	if msg == "" {
+		return "The configuration refuses every turn (see sections.governance)."
 	}
 	if !strings.HasSuffix(msg, ".") {
 		msg += "."
 	}
 	return strings.ToUpper(msg[:1]) + msg[1:]
 }
-
-// codePrefix is a fault's "CODE: " before its message.
-var codePrefix = regexp.MustCompile(`^[A-Z][A-Z0-9_]*: `)
 
 func probe(ctx context.Context, b adapter.Backend) Backend {
 	out := Backend{Probe: b.Probe(ctx)}

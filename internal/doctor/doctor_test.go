@@ -3,6 +3,9 @@ package doctor
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -145,31 +148,55 @@ func TestWithheldAPIKey(t *testing.T) {
 }
 
 // TestConfigurationRefusalLeadsAdvice: a configuration that refuses every
-// turn (the governance section's error) is the first recommendation,
-// whatever the backends need; without one the advice is the backends'.
+// turn (config.File.GovernanceErr, read from a real file) is the first
+// recommendation, in its own words, whatever the backends need; without
+// one the advice is the backends'. Doctor reads the typed refusal, not a
+// section's formatted error text.
 func TestConfigurationRefusalLeadsAdvice(t *testing.T) {
-	const refusal = "POLICY_DENIED: turns are refused until the configuration is fixed: ~/c.json is not valid JSON: line 1, column 2"
-	env := config.FromList([]string{"HOME=" + t.TempDir(), "COAGENT8_DIR=" + t.TempDir()})
+	const login = "Codex is installed but not logged in: log in to Codex (run codex login), then run doctor again."
 	tests := []struct {
-		name     string
-		sections map[string]any
-		want     []string
+		name string
+		body string // config.json; "" writes none
+		want []string
 	}{
-		{"refusing configuration", map[string]any{"governance": map[string]any{"error": refusal, "reason": "config.invalid_json"}},
-			[]string{"Turns are refused until the configuration is fixed: ~/c.json is not valid JSON: line 1, column 2. Fix it, then run doctor again.",
-				"Codex is installed but not logged in: log in to Codex (run codex login), then run doctor again."}},
-		{"configuration in force", map[string]any{"governance": map[string]any{"askAbovePrice": "1.00"}},
-			[]string{"Codex is installed but not logged in: log in to Codex (run codex login), then run doctor again."}},
-		{"no sections", nil,
-			[]string{"Codex is installed but not logged in: log in to Codex (run codex login), then run doctor again."}},
+		{"not JSON", "{not json",
+			[]string{"Turns are refused until the configuration is fixed: ~/.coagent8/config.json is not valid JSON: line 1, column 2: invalid character 'n' looking for beginning of object key string. Fix it, then run doctor again.", login}},
+		{"invalid governance", `{"schemaVersion":1,"governance":{"askAbovePrice":"lots"}}`,
+			[]string{"Turns are refused until the configuration is fixed: governance.askAbovePrice: must be a JSON number. Fix it, then run doctor again.", login}},
+		{"configuration in force", `{"schemaVersion":1,"governance":{"models":{"allow":["m-1"]}}}`, []string{login}},
+		{"no file", "", []string{login}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Run(context.Background(), Options{Env: env, Sections: tt.sections,
+			home := t.TempDir()
+			dir := filepath.Join(home, ".coagent8")
+			env := config.FromList([]string{"HOME=" + home, "COAGENT8_DIR=" + dir})
+			if tt.body != "" {
+				if err := os.MkdirAll(dir, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(env.ConfigPath(), []byte(tt.body), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cfg, _ := env.Load()
+			r := Run(context.Background(), Options{Env: env, Refusal: cfg.GovernanceErr(),
 				Backends: []adapter.Backend{installed("codex", "unauthenticated", true, true)}})
 			if diff := cmp.Diff(tt.want, r.Recommendations); diff != "" {
 				t.Errorf("recommendations (-want +got)\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestRefusalOtherError: a refusal that is not a *fault.Error still leads
+// the advice (fail closed), without its text: only a fault's Message is
+// safe to show.
+func TestRefusalOtherError(t *testing.T) {
+	env := config.FromList([]string{"HOME=" + t.TempDir(), "COAGENT8_DIR=" + t.TempDir()})
+	r := Run(context.Background(), Options{Env: env, Refusal: errors.New("secret internals")})
+	if len(r.Recommendations) == 0 || !strings.HasPrefix(r.Recommendations[0], "The configuration refuses every turn") ||
+		strings.Contains(strings.Join(r.Recommendations, " "), "secret internals") {
+		t.Errorf("recommendations %q", r.Recommendations)
 	}
 }

@@ -39,8 +39,9 @@ func (s *Server) doctorTool() (*mcp.Tool, mcp.ToolHandler) {
 // name, with the limitation sentence. The whole report is
 // diagnostic-redacted by package doctor.
 func (s *Server) Doctor(ctx context.Context) doctor.Report {
-	return doctor.Run(ctx, doctor.Options{Env: s.env, Backends: s.runner.Backends(), Default: s.defaultBackend, Sections: s.sections(ctx),
-		Containment: s.containment})
+	sections, refusal := s.sections(ctx)
+	return doctor.Run(ctx, doctor.Options{Env: s.env, Backends: s.runner.Backends(), Default: s.defaultBackend, Sections: sections,
+		Refusal: refusal, Containment: s.containment})
 }
 
 // containment translates the governor's containment decision per backend
@@ -57,17 +58,21 @@ func (s *Server) containment(ctx context.Context) []doctor.Containment {
 }
 
 // sections returns the extra doctor sections contributed by other parts
-// plus the agy section when agy is configured.
-func (s *Server) sections(ctx context.Context) map[string]any {
+// plus the agy section when agy is configured, and the configuration's
+// refusal (see [Options.DoctorSections]).
+func (s *Server) sections(ctx context.Context) (map[string]any, error) {
 	out := map[string]any{}
+	var refusal error
 	if s.doctorSections != nil {
-		maps.Copy(out, s.doctorSections())
+		extra, err := s.doctorSections()
+		maps.Copy(out, extra)
+		refusal = err
 	}
 	if b, ok := s.runner.Backend(agy.Name).(*agy.Backend); ok {
 		out[agy.Name] = b.Doctor(ctx, "")
 	}
 	if len(out) == 0 {
-		return nil
+		return nil, refusal
 	}
-	return out
+	return out, refusal
 }

@@ -46,8 +46,11 @@ type Options struct {
 	// DefaultBackend is the user's configured default for backend "auto"
 	// (doctor reports it; the Governor routes with its own copy).
 	DefaultBackend string
-	// DoctorSections, if set, returns extra named doctor sections.
-	DoctorSections func() map[string]any
+	// DoctorSections, if set, returns extra named doctor sections and the
+	// configuration's refusal of every turn (config.File.GovernanceErr;
+	// nil when the configuration is in force), read together so they
+	// describe one configuration.
+	DoctorSections func() (sections map[string]any, refusal error)
 	// IssueRecorder, if set, records each issue report locally under its
 	// own disclosure capacity (issue 10 §5).
 	IssueRecorder IssueRecorder
@@ -66,7 +69,7 @@ type Server struct {
 	log    *slog.Logger
 
 	defaultBackend string
-	doctorSections func() map[string]any
+	doctorSections func() (map[string]any, error)
 	gov            *governor.Governor
 	consent        *consent.Gate
 	issueRecorder  IssueRecorder
