@@ -27,7 +27,9 @@ type classification struct {
 	labels     []int // matched label indexes, sorted
 }
 
-var answerRedactor = redact.NewAnswer()
+// answerRedactor finds credential formats in provider traffic
+// (redact.NewTraffic: the gate's phantom is not one there).
+var answerRedactor = redact.NewTraffic()
 
 // classify weighs body under p. It fails (lineage unknown) when p has a
 // path label and the index is unavailable or the body cannot be scanned.

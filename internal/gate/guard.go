@@ -21,9 +21,10 @@ import (
 // a stream ends with one generic error event. Either way the exchange is
 // charged its reservation and a security event is recorded.
 
-// answerFormats is the answer-profile redactor: what it would change is a
-// credential format.
-var answerFormats = redact.NewAnswer()
+// answerFormats is the answer-profile redactor for provider traffic
+// (redact.NewTraffic, without the agent's own phantom): what it would
+// change is a credential format.
+var answerFormats = redact.NewTraffic()
 
 // leakCheck finds the real credential or a credential format in bytes.
 type leakCheck struct {

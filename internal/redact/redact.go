@@ -41,16 +41,31 @@ type Redactor struct {
 // answerRules is compiled once, on first use (not at start-up: every
 // coagent8 process pays its initialisers): the answer profile has no
 // parameters.
-var answerRules = sync.OnceValue(func() *ruleset { return newRuleset(false, "") })
+var answerRules = sync.OnceValue(func() *ruleset { return newRuleset(false, "", true) })
+
+// trafficRules are the answer rules without the gate's phantom.
+var trafficRules = sync.OnceValue(func() *ruleset { return newRuleset(false, "", false) })
 
 // NewAnswer returns the answer-profile redactor.
 func NewAnswer() *Redactor { return &Redactor{profile: Answer, rs: answerRules()} }
+
+// NewTraffic returns the answer-profile redactor without the provider
+// gate's own phantom format ([KindPhantom]): the credential check of
+// provider traffic (the gate's request and response checks, the egress
+// classifier and privacy filter). A phantom in that traffic is the
+// delegated agent's own stand-in (an agent that prints its environment
+// sends it in the next request, and the model may repeat it): the
+// provider cannot reach the gate to use it, so it must neither refuse
+// the request, contain the job nor withhold the answer. Everything that
+// leaves coagent8 for a person or the calling agent uses [NewAnswer] or
+// [NewDiagnostic], which redact it.
+func NewTraffic() *Redactor { return &Redactor{profile: Answer, rs: trafficRules()} }
 
 // NewDiagnostic returns the diagnostic-profile redactor. home (may be empty)
 // is rewritten to "~" where it appears as a whole path prefix; an empty or
 // root home disables that rule.
 func NewDiagnostic(home string) *Redactor {
-	return &Redactor{profile: Diagnostic, home: home, rs: newRuleset(true, home)}
+	return &Redactor{profile: Diagnostic, home: home, rs: newRuleset(true, home, true)}
 }
 
 // Profile reports the redactor's profile.

@@ -246,3 +246,26 @@ func TestChangesAgreesWithBytes(t *testing.T) {
 		t.Errorf("Changes of clean input allocates %v times, want 0", n)
 	}
 }
+
+// TestTrafficKeepsPhantom: NewTraffic is the answer profile without the
+// gate's phantom (provider traffic carries the agent's own phantom
+// harmlessly); every other credential format is still found.
+func TestTrafficKeepsPhantom(t *testing.T) {
+	phantom := "c8g_" + strings.Repeat("aZ9_-", 8) + "xY0"
+	aws := "AKIA" + strings.Repeat("Q", 16)
+	tr := redact.NewTraffic()
+	for _, tt := range []struct{ in, want string }{
+		{"ANTHROPIC_API_KEY=" + phantom, "ANTHROPIC_API_KEY=" + phantom},
+		{"id " + aws + " and " + phantom, "id " + redact.NewAnswer().String(aws) + " and " + phantom},
+	} {
+		if got := tr.String(tt.in); got != tt.want {
+			t.Errorf("NewTraffic().String(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if tr.Changes([]byte(phantom)) {
+			t.Errorf("NewTraffic().Changes(phantom) = true, want false")
+		}
+	}
+	if got := redact.NewAnswer().String(phantom); got == phantom {
+		t.Errorf("NewAnswer() kept the phantom %q", got)
+	}
+}

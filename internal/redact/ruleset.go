@@ -30,8 +30,9 @@ func (rs *ruleset) addFree(c byte, d detector) {
 }
 
 // newRuleset compiles the answer rules, plus the diagnostic rules when
-// diag is set (home may be empty).
-func newRuleset(diag bool, home string) *ruleset {
+// diag is set (home may be empty); phantom selects the gate-phantom rule
+// (off only for [NewTraffic]).
+func newRuleset(diag bool, home string, phantom bool) *ruleset {
 	rs := &ruleset{}
 	for c := range rs.cls {
 		if setWord[c] {
@@ -39,6 +40,9 @@ func newRuleset(diag bool, home string) *ruleset {
 		}
 	}
 	for _, t := range tokenRules {
+		if t.kind == KindPhantom && !phantom {
+			continue
+		}
 		rs.addBound(t.prefix[0], t.prefix[1:2], t.detect)
 	}
 	rs.addBound('e', "y3", detectJWT)
