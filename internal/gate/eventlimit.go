@@ -6,8 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
+	"github.com/coagent8/coagent8/internal/allowance"
 	"github.com/coagent8/coagent8/internal/event"
 )
 
@@ -31,68 +30,26 @@ const (
 	maxEventKeys = 4096
 )
 
-// eventLimiter rate-limits the events of one job (key) at a time.
-type eventLimiter struct {
-	mu   sync.Mutex
-	keys map[string]*eventAllowance
-}
-
-type eventAllowance struct {
-	lim        *rate.Limiter
-	suppressed int
-}
-
-// admit reports whether e may be written at now for key; when it may, e
-// carries the number of events left out since the last one written.
-// dropped is what was left out under the allowances it dropped to start
-// afresh, to be recorded by the caller: dropped silently, a job's count
-// vanished when other jobs' first events filled the map.
-func (l *eventLimiter) admit(key string, now time.Time, e *event.Event) (ok bool, dropped map[string]int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.keys == nil || len(l.keys) >= maxEventKeys {
-		for k, a := range l.keys {
-			if a.suppressed > 0 {
-				if dropped == nil {
-					dropped = map[string]int{}
-				}
-				dropped[k] = a.suppressed
-			}
-		}
-		l.keys = map[string]*eventAllowance{}
-	}
-	a := l.keys[key]
-	if a == nil {
-		a = &eventAllowance{lim: rate.NewLimiter(eventRate, eventBurst)}
-		l.keys[key] = a
-	}
-	if !a.lim.AllowN(now, 1) {
-		a.suppressed++
-		return false, dropped
-	}
-	if a.suppressed > 0 {
-		ids := make(map[string]string, len(e.IDs)+1)
-		for k, v := range e.IDs {
-			ids[k] = v
-		}
-		ids["suppressed"] = strconv.Itoa(a.suppressed)
-		e.IDs, a.suppressed = ids, 0
-	}
-	return true, dropped
+// newEventLimiter is one of the gate's event allowances (free events,
+// repeated signals) on clock now.
+func newEventLimiter(now func() time.Time) (*allowance.Limiter, error) {
+	return allowance.New(allowance.Config{Burst: eventBurst, Every: time.Second / eventRate, MaxKeys: maxEventKeys, Now: now})
 }
 
 // recordLimited records e unless the allowance of free events (refusals,
 // hello probes) of key ([Gate.limitKey]) is spent.
 func (g *Gate) recordLimited(key string, e event.Event) {
-	g.recordWithin(&g.events, "gate.events", key, e)
+	g.recordWithin(g.events, "gate.events", key, e)
 }
 
-// recordWithin records e if l's allowance of key has room, and accounts
-// (as rule) for the counts l dropped when it started afresh.
-func (g *Gate) recordWithin(l *eventLimiter, rule, key string, e event.Event) {
-	ok, dropped := l.admit(key, g.opts.Now(), &e)
+// recordWithin records e if l's allowance of key has room — carrying
+// the count l left out since (ids.suppressed) — and accounts (as rule)
+// for the counts l dropped when it started afresh.
+func (g *Gate) recordWithin(l *allowance.Limiter, rule, key string, e event.Event) {
+	ok, carried, dropped := l.Admit(key)
 	g.recordSuppressedAs(rule, dropped)
 	if ok {
+		e.IDs = allowance.Carry(e.IDs, carried)
 		g.record(e)
 	}
 }
@@ -123,32 +80,29 @@ func (g *Gate) limitKey(r *http.Request, a *admission) string {
 // the gate closes.
 const ReasonEventsSuppressed = "gate.events_suppressed"
 
-// take removes and returns the count left out for key (every key when
-// key is nil).
-func (l *eventLimiter) take(key *string) map[string]int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := map[string]int{}
-	for k, a := range l.keys {
-		if (key == nil || *key == k) && a.suppressed > 0 {
-			out[k], a.suppressed = a.suppressed, 0
-		}
-	}
-	return out
-}
-
 // flushSuppressed records what is still left out for job (every job when
 // job is nil).
 func (g *Gate) flushSuppressed(job *string) {
-	g.recordSuppressedAs("gate.events", g.events.take(job))
-	g.recordSuppressedAs("gate.signals", g.repeats.take(job))
+	g.recordSuppressedAs("gate.events", takeSuppressed(g.events, job))
+	g.recordSuppressedAs("gate.signals", takeSuppressed(g.repeats, job))
+}
+
+// takeSuppressed takes l's count for job (every job's when job is nil).
+func takeSuppressed(l *allowance.Limiter, job *string) map[string]int {
+	if job == nil {
+		return l.TakeAll()
+	}
+	if n := l.Take(*job); n > 0 {
+		return map[string]int{*job: n}
+	}
+	return nil
 }
 
 // recordSuppressedAs records a ReasonEventsSuppressed event (rule) for
 // each key's count.
 func (g *Gate) recordSuppressedAs(rule string, counts map[string]int) {
 	for k, n := range counts {
-		ids := map[string]string{"suppressed": strconv.Itoa(n)}
+		ids := map[string]string{allowance.IDSuppressed: strconv.Itoa(n)}
 		if k != "" {
 			ids["job"] = k
 		}
@@ -194,5 +148,5 @@ func (g *Gate) recordSignal(job string, first bool, e event.Event) {
 		g.record(e)
 		return
 	}
-	g.recordWithin(&g.repeats, "gate.signals", job, e)
+	g.recordWithin(g.repeats, "gate.signals", job, e)
 }

@@ -159,7 +159,7 @@ func TestFreeEventsLimitKeysBounded(t *testing.T) {
 	if total != 7 {
 		t.Errorf("job-flood's events left out, as recorded: %d, want 7", total)
 	}
-	if n := len(f.gate.events.keys); n > maxEventKeys {
+	if n := f.gate.events.Len(); n > maxEventKeys {
 		t.Errorf("%d allowances kept, want at most %d", n, maxEventKeys)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coagent8/coagent8/internal/allowance"
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/redact"
@@ -112,9 +113,9 @@ type Options struct {
 // methods are safe for concurrent use.
 type Gate struct {
 	opts    Options
-	events  eventLimiter // refusals and hello probes a client can cause for free
-	repeats eventLimiter // containment signals of a job after its first ([Gate.firstSignal])
-	signals signalSeen   // the jobs whose first containment signal was recorded
+	events  *allowance.Limiter // refusals and hello probes a client can cause for free
+	repeats *allowance.Limiter // containment signals of a job after its first ([Gate.firstSignal])
+	signals signalSeen         // the jobs whose first containment signal was recorded
 	ledger  *ledger
 	joint   jointDecider          // nil: the decider cannot share the gate's transaction
 	origins map[Provider]string   // checked at New; an egress target's origin
@@ -169,11 +170,19 @@ func New(ctx context.Context, opts Options) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
+	events, err := newEventLimiter(opts.Now)
+	if err != nil {
+		return nil, err
+	}
+	repeats, err := newEventLimiter(opts.Now)
+	if err != nil {
+		return nil, err
+	}
 	l, err := openLedger(ctx, opts.DB)
 	if err != nil {
 		return nil, err
 	}
-	g := &Gate{opts: opts, ledger: l, drains: make(chan struct{}, opts.MaxDrains), done: make(chan struct{}),
+	g := &Gate{opts: opts, events: events, repeats: repeats, ledger: l, drains: make(chan struct{}, opts.MaxDrains), done: make(chan struct{}),
 		bindings: map[string]Grant{}, flights: map[string]map[*flight]struct{}{}, lastRefusal: map[string]string{}}
 	g.proxies = g.newProxies(origins)
 	g.origins, g.custody, g.hops = map[Provider]string{}, map[Provider][]byte{}, hops

@@ -87,6 +87,10 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 			"the operator dashboard needs an absolute state directory, its credential and an event sink")
 	}
 	opts = withDefaults(opts)
+	rec, err := newRecorder(opts.Events, opts.Now)
+	if err != nil {
+		return nil, err
+	}
 	db, err := store.OpenOptions(ctx, filepath.Join(opts.StateDir, "state.db"), store.Options{Busy: 2 * time.Second, CacheKiB: CacheKiB})
 	if err != nil {
 		return nil, stateErr(err)
@@ -97,7 +101,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, db: db, red: redact.NewDiagnostic(opts.Home), csrf: newToken(), view: v,
-		auth: newAuthenticator(opts.Credential, opts.Now), rec: newRecorder(opts.Events, opts.Now),
+		auth: newAuthenticator(opts.Credential, opts.Now), rec: rec,
 		tail: &eventTail{path: filepath.Join(opts.StateDir, "events.jsonl")}, hub: newHub()}
 	s.over = &overview{run: opts.Doctor, changed: s.hub.bump}
 	s.tail.refresh()
