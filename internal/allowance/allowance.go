@@ -80,7 +80,7 @@ func (l *Limiter) Admit(key string) (ok bool, carried int, dropped map[string]in
 	b := l.keys[key]
 	if b == nil {
 		if len(l.keys) >= l.cfg.MaxKeys {
-			dropped = l.takeLocked(nil)
+			dropped = l.takeLocked(func(string) bool { return true })
 			l.keys = map[string]*bucket{}
 		}
 		b = &bucket{lim: rate.NewLimiter(rate.Every(l.cfg.Every), l.cfg.Burst)}
@@ -96,25 +96,29 @@ func (l *Limiter) Admit(key string) (ok bool, carried int, dropped map[string]in
 
 // Take removes and returns the count left out for key (0 when none).
 func (l *Limiter) Take(key string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.takeLocked(&key)[key]
+	return l.TakeIf(func(k string) bool { return k == key })[key]
 }
 
 // TakeAll removes and returns the counts left out, by key; keys with
-// none are absent.
+// none are absent (nil when no key has any).
 func (l *Limiter) TakeAll() map[string]int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.takeLocked(nil)
+	return l.TakeIf(func(string) bool { return true })
 }
 
-// takeLocked takes key's count, or every key's when key is nil; l.mu is
-// held.
-func (l *Limiter) takeLocked(key *string) map[string]int {
+// TakeIf is [Limiter.TakeAll] for the keys match reports true for (a
+// job's keys, when a key joins the job with more).
+func (l *Limiter) TakeIf(match func(key string) bool) map[string]int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.takeLocked(match)
+}
+
+// takeLocked takes the counts of the keys match reports true for; l.mu
+// is held.
+func (l *Limiter) takeLocked(match func(key string) bool) map[string]int {
 	var out map[string]int
 	for k, b := range l.keys {
-		if (key == nil || *key == k) && b.suppressed > 0 {
+		if b.suppressed > 0 && match(k) {
 			if out == nil {
 				out = map[string]int{}
 			}

@@ -3,6 +3,7 @@ package allowance
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -88,6 +89,16 @@ func TestTake(t *testing.T) {
 	}
 	if got := l.Take("b"); got != 1 {
 		t.Errorf("Take(b) = %d, want 1", got)
+	}
+	for _, k := range []string{"j1/x", "j1/x", "j1/y", "j1/y", "j2/x", "j2/x"} {
+		l.Admit(k)
+	}
+	got := l.TakeIf(func(k string) bool { return strings.HasPrefix(k, "j1/") })
+	if want := map[string]int{"j1/x": 1, "j1/y": 1}; !cmp.Equal(got, want) {
+		t.Errorf("TakeIf(j1/) = %v, want %v", got, want)
+	}
+	if got := l.TakeAll(); !cmp.Equal(got, map[string]int{"j2/x": 1}) {
+		t.Errorf("TakeAll after TakeIf = %v, want only j2/x", got)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/coagent8/coagent8/internal/allowance"
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/evidence"
 	"github.com/coagent8/coagent8/internal/fault"
@@ -23,7 +24,8 @@ type Options struct {
 	Lineage LineageSource
 	Ledger  Ledger
 	Key     evidence.Key
-	// Events receives one event per decision (nil = event.Discard).
+	// Events receives one event per decision, refusals within their
+	// job's allowance (refusallimit.go) (nil = event.Discard).
 	Events event.Sink
 	// Principal is the local operator subject; only its digest is kept.
 	Principal string
@@ -44,6 +46,7 @@ type Decider struct {
 	cur       atomic.Pointer[state]
 	gen       atomic.Uint64
 	principal [32]byte
+	refusals  *refusalLimit // the allowances of refusal records, per job
 }
 
 // New validates opts and returns a decider.
@@ -57,7 +60,11 @@ func New(opts Options) (*Decider, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	d := &Decider{opts: opts, principal: sha256.Sum256([]byte("principal\x00" + opts.Principal))}
+	refusals, err := newRefusalLimit(opts.Now)
+	if err != nil {
+		return nil, err
+	}
+	d := &Decider{opts: opts, principal: sha256.Sum256([]byte("principal\x00" + opts.Principal)), refusals: refusals}
 	d.cur.Store(&state{opts.Policy, opts.Lineage})
 	return d, nil
 }
@@ -117,7 +124,7 @@ func (d *Decider) Decide(ctx context.Context, t Transmission) (*Decision, []byte
 	wire, basis, reason := d.judge(st, t, now, dec)
 	if reason != ReasonRaw && reason != ReasonFiltered {
 		dec.effect, dec.reason = Deny, reason
-		return dec, nil, d.refuse(ctx, dec, reason)
+		return dec, nil, d.refuse(ctx, dec, t.Job, reason)
 	}
 	dec.effect, dec.reason, dec.basis, dec.wire = Allow, reason, basis, sha256.Sum256(wire)
 	dec.request = requestDigest(t, dec.wire)
@@ -179,7 +186,7 @@ func (d *Decider) Admit(ctx context.Context, dec *Decision, wire []byte, t Trans
 	}
 	err = d.opts.Ledger.Claim(ctx, string(t.Purpose), Ceiling{Uses: pc.MaxUses, Bytes: pc.MaxBytes}, int64(len(wire)), rec)
 	if err != nil {
-		return d.refuse(ctx, dec, claimReason(err))
+		return d.refuse(ctx, dec, t.Job, claimReason(err))
 	}
 	d.admitted(dec, t, rec)
 	return nil
@@ -192,11 +199,11 @@ func (d *Decider) check(ctx context.Context, dec *Decision, wire []byte, t Trans
 		return PurposeConfig{}, Record{}, fault.New(fault.PolicyDenied, ReasonSpent, "no egress decision")
 	}
 	if !dec.spent.CompareAndSwap(false, true) {
-		return PurposeConfig{}, Record{}, d.refuse(ctx, dec, ReasonSpent)
+		return PurposeConfig{}, Record{}, d.refuse(ctx, dec, t.Job, ReasonSpent)
 	}
 	st := d.cur.Load()
 	if err := dec.verify(wire, t, st.p.revision, d.opts.Now()); err != nil {
-		return PurposeConfig{}, Record{}, d.refuse(ctx, dec, fault.From(err).Reason)
+		return PurposeConfig{}, Record{}, d.refuse(ctx, dec, t.Job, fault.From(err).Reason)
 	}
 	return st.p.purposes[t.Purpose], Record{Reason: dec.reason, Evidence: d.digest(dec, "egress.decision")}, nil
 }
@@ -224,22 +231,41 @@ func claimReason(err error) string {
 	return ReasonUnavailable // the ledger failed: fail closed
 }
 
-// refuse records a refusal (event and ledger record, evidence digest
-// only) and returns its fault.
-func (d *Decider) refuse(ctx context.Context, dec *Decision, reason string) error {
+// refuse records the refusal of job's transmission (event and ledger
+// record, evidence digest only) within the job's allowance
+// (refusallimit.go) and returns its fault, marked EventRecorded or
+// EventLimited (detail "event"). It refuses either way.
+func (d *Decider) refuse(ctx context.Context, dec *Decision, job, reason string) error {
+	ok, carried, rule, dropped := d.refusals.admit(job, dec.purpose, reason)
+	d.recordLeftOut(ctx, rule, dropped)
+	mark := EventLimited
+	if ok {
+		d.recordRefusal(ctx, dec, reason, carried)
+		mark = EventRecorded
+	}
+	return fault.New(fault.PolicyDenied, reason, "coagent8 egress policy refused this transmission ("+reason+")").With("event", mark)
+}
+
+// recordRefusal writes the event and ledger record of a refusal; both
+// carry the count of the job's refusals left out since its previous one.
+func (d *Decider) recordRefusal(ctx context.Context, dec *Decision, reason string, carried int) {
 	ev := d.digest(dec, "egress.refusal")
-	d.opts.Ledger.Append(ctx, Record{Purpose: string(dec.purpose), Effect: "deny", Reason: reason, Evidence: ev})
+	d.opts.Ledger.Append(ctx, Record{Purpose: string(dec.purpose), Effect: "deny", Reason: reason, Evidence: ev, Suppressed: int64(carried)})
 	d.record(event.Event{Type: event.TypeRefusal, Code: string(fault.PolicyDenied), Reason: reason,
-		Rule: "egress." + string(dec.purpose), IDs: map[string]string{"decision": ev}, Detail: dec.custody})
-	return fault.New(fault.PolicyDenied, reason, "coagent8 egress policy refused this transmission ("+reason+")").With("event", "recorded")
+		Rule: "egress." + string(dec.purpose), IDs: allowance.Carry(map[string]string{"decision": ev}, carried), Detail: dec.custody})
 }
 
 func (d *Decider) digest(dec *Decision, class string) string {
-	purpose := string(dec.purpose)
-	if !Purpose(purpose).valid() {
-		purpose = "unknown"
+	return d.opts.Key.Digest(evidenceDomain(knownPurpose(dec.purpose), class), dec.evidence())
+}
+
+// knownPurpose is p, or "unknown" for a purpose the code does not define
+// (an evidence domain names defined purposes only).
+func knownPurpose(p Purpose) Purpose {
+	if !p.valid() {
+		return "unknown"
 	}
-	return d.opts.Key.Digest(evidenceDomain(Purpose(purpose), class), dec.evidence())
+	return p
 }
 
 func evidenceDomain(p Purpose, class string) evidence.Domain {

@@ -31,6 +31,15 @@
 // roll back together (issue 9): a request the gate then refuses consumes
 // no disclosure capacity, and an admitted one costs one transaction.
 //
+// # Refusal records
+//
+// Every refused transmission is refused, with its reason; its event and
+// ledger record are limited per job and purpose (a burst of 100, then one
+// a second), the count left out carried by the job's next recorded
+// refusal and summarised by [Decider.FlushRefusals]
+// ([ReasonRefusalsSuppressed]). A job's first refusal that can raise a
+// containment signal is always recorded. See refusallimit.go.
+//
 // # Custody
 //
 // A Decision is restricted local evidence: it has no exported fields,

@@ -67,19 +67,19 @@ func (d *Decider) SealJoint(ctx context.Context, t Transmission, begin Begin, jo
 	}
 	tx, err := begin(ctx)
 	if err != nil {
-		return nil, d.refuse(ctx, dec, ReasonUnavailable)
+		return nil, d.refuse(ctx, dec, t.Job, ReasonUnavailable)
 	}
 	defer tx.Rollback()
 	err = l.ClaimTx(ctx, tx, string(t.Purpose), Ceiling{Uses: pc.MaxUses, Bytes: pc.MaxBytes}, int64(len(wire)), rec)
 	if err != nil {
 		tx.Rollback() // before the refusal record, which writes on its own
-		return nil, d.refuse(ctx, dec, claimReason(err))
+		return nil, d.refuse(ctx, dec, t.Job, claimReason(err))
 	}
 	if err := joint(ctx, tx, wire, rec.Evidence); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, d.refuse(ctx, dec, ReasonUnavailable)
+		return nil, d.refuse(ctx, dec, t.Job, ReasonUnavailable)
 	}
 	d.admitted(dec, t, rec)
 	return wire, nil

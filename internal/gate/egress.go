@@ -116,11 +116,40 @@ func (g *Gate) sealJoint(ctx context.Context, t egress.Transmission, a *admissio
 	return egressReason(err)
 }
 
-// recorded reports whether the decider already recorded the security
-// event of its refusal err ([egress.Decider] marks it "event": "recorded").
+// recorded reports whether the decider accounted for the security event
+// of its refusal err itself: recorded it, or left it out within the job's
+// allowance of refusal records and counted it ([egress.Decider] marks it
+// "event": [egress.EventRecorded] or [egress.EventLimited]). A second
+// event of the gate's would undo that limit.
 func recorded(err error) bool {
 	var fe *fault.Error
-	return errors.As(err, &fe) && fe.Details["event"] == "recorded"
+	if !errors.As(err, &fe) {
+		return false
+	}
+	mark := fe.Details["event"]
+	return mark == egress.EventRecorded || mark == egress.EventLimited
+}
+
+// refusalFlusher is a decider that limits its refusal records per job
+// and records what it left out when asked ([egress.Decider]).
+type refusalFlusher interface {
+	FlushRefusals(ctx context.Context, job string)
+	FlushAllRefusals(ctx context.Context)
+}
+
+var _ refusalFlusher = (*egress.Decider)(nil)
+
+// flushRefusals has the decider record what it left out of job's refusal
+// records (every job's when job is nil).
+func (g *Gate) flushRefusals(job *string) {
+	f, ok := g.opts.Egress.(refusalFlusher)
+	switch {
+	case !ok:
+	case job == nil:
+		f.FlushAllRefusals(context.Background())
+	default:
+		f.FlushRefusals(context.Background(), *job)
+	}
 }
 
 // transmission describes a's body for the egress decision.

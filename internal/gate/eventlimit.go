@@ -23,6 +23,11 @@ import (
 // (ReasonEventsSuppressed). A job's first compromise event and the
 // refusal that raised it, admissions and grant changes are never
 // limited; a job's later signals have their own allowance (signalSeen).
+// Refusals the egress decider records itself (a body or header carrying
+// labelled content or a credential) are limited by the decider, per job,
+// the same way (internal/egress, refusallimit.go); the gate adds no event
+// of its own for them and has the decider account for what it left out
+// whenever it accounts for its own ([Gate.flushSuppressed]).
 const (
 	eventBurst = 100
 	eventRate  = 10 // per second
@@ -81,10 +86,11 @@ func (g *Gate) limitKey(r *http.Request, a *admission) string {
 const ReasonEventsSuppressed = "gate.events_suppressed"
 
 // flushSuppressed records what is still left out for job (every job when
-// job is nil).
+// job is nil), the egress decider's refusal records included.
 func (g *Gate) flushSuppressed(job *string) {
 	g.recordSuppressedAs("gate.events", takeSuppressed(g.events, job))
 	g.recordSuppressedAs("gate.signals", takeSuppressed(g.repeats, job))
+	g.flushRefusals(job)
 }
 
 // takeSuppressed takes l's count for job (every job's when job is nil).

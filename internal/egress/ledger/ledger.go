@@ -27,6 +27,11 @@ CREATE TABLE egress_account (
 	CHECK (used_uses <= max_uses AND used_bytes <= max_bytes));
 CREATE TABLE egress_record (id INTEGER PRIMARY KEY, at TEXT NOT NULL, purpose TEXT NOT NULL,
 	effect TEXT NOT NULL, reason TEXT NOT NULL, bytes INTEGER NOT NULL DEFAULT 0, evidence TEXT NOT NULL);
+`}, {Version: 2, SQL: `
+-- Refusal records are limited per job (internal/egress, refusallimit.go):
+-- suppressed counts the refusals of the job left out since its previous
+-- row, or, on an egress.refusals_suppressed row, left out at its end.
+ALTER TABLE egress_record ADD COLUMN suppressed INTEGER NOT NULL DEFAULT 0;
 `}}
 
 // Errors a claim can be refused with. Each is a refusal: nothing is sent.
@@ -68,8 +73,8 @@ func (l *Ledger) prepare(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("prepare disclosure claim: %w", err)
 	}
-	l.stmts.record, err = store.Prepare(ctx, l.db, `INSERT INTO egress_record(at, purpose, effect, reason, bytes, evidence)
-		VALUES(?, ?, ?, ?, ?, ?)`)
+	l.stmts.record, err = store.Prepare(ctx, l.db, `INSERT INTO egress_record(at, purpose, effect, reason, bytes, evidence, suppressed)
+		VALUES(?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return fmt.Errorf("prepare disclosure record: %w", err)
 	}
