@@ -33,7 +33,8 @@ func (a *app) governance(st *stack) error {
 	del := &lazyDelegation{a: a, log: st.log, events: st.events} // delegate jobs (issue 16), opened on first use
 	st.closers = append(st.closers, del.close)
 	st.gov, err = governor.New(governor.Options{Env: a.env, Runner: st.runner, ConfigPath: path, Catalog: a.prices,
-		Events: st.events, DefaultBackend: cfg.DefaultBackend, Verifier: a.verifier(st.log, st.events), Delegation: del.open})
+		Events: st.events, DefaultBackend: cfg.DefaultBackend, Verifier: a.verifier(st.log, st.events), Delegation: del.open,
+		Logger: st.log})
 	return err
 }
 

@@ -126,6 +126,10 @@ func (s *codexSession) drive(ctx context.Context) {
 	// Whatever ends the client, the process's output keeps draining: a
 	// blocked stdout would stall the process until the deadline.
 	defer func() { go func() { _, _ = io.Copy(io.Discard, s.outR) }() }()
+	// A panic in the client fails the session (the job fails with
+	// PROCESS_ERROR internal.panic) and ends the app-server, not the
+	// process that runs other jobs.
+	defer noGuard.Recover("codex session", s.fail)
 	conn := jsonrpc.New(jsonl.NewReader(s.outR, adapter.RecordLimits()), s.inW, s, jsonrpc.Options{})
 	if err := s.run(ctx, conn); err != nil {
 		s.fail(err)

@@ -178,11 +178,12 @@ func orDefault(d, def time.Duration) time.Duration {
 // [adapter.Proc]: stdout through a pipe, the supervisor's ending reasons
 // (cancel, deadline, idle, kill) kept as process.Proc keeps them.
 type sandboxProc struct {
-	out    *io.PipeReader
-	outW   *io.PipeWriter
-	stderr tailBuffer
-	cancel context.CancelFunc
-	done   chan struct{}
+	out      *io.PipeReader
+	outW     *io.PipeWriter
+	stderr   tailBuffer
+	cancel   context.CancelFunc
+	done     chan struct{}
+	doneOnce sync.Once
 	// keep stores the CLI session's transcript after a clean run.
 	keep *keptSession
 
@@ -203,6 +204,9 @@ func newSandboxProc(cancel context.CancelFunc) *sandboxProc {
 // that cause, not a missing startup report).
 func (p *sandboxProc) run(ctx context.Context, sb *sandbox.Sandbox, spec sandbox.AgentSpec, s process.Spec) {
 	defer p.cancel()
+	// A panic ends this turn with PROCESS_ERROR internal.panic as its
+	// output's error, not the process; the deferred cancel ends the tree.
+	defer noGuard.Recover("read turn", p.fail)
 	go p.watchIdle(ctx, orDefault(s.IdleTimeout, adapter.DefaultIdleTimeout))
 	rec, err := sb.RunAgent(ctx, spec)
 	p.mu.Lock()
@@ -216,7 +220,18 @@ func (p *sandboxProc) run(ctx context.Context, sb *sandbox.Sandbox, spec sandbox
 	p.mu.Unlock()
 	p.keep.finish(err == nil && rec.Exit.Success())
 	p.outW.CloseWithError(err)
-	close(p.done)
+	p.doneOnce.Do(func() { close(p.done) })
+}
+
+// fail ends the turn with err unless it already ended.
+func (p *sandboxProc) fail(err error) {
+	p.mu.Lock()
+	if p.err == nil {
+		p.err = err
+	}
+	p.mu.Unlock()
+	p.outW.CloseWithError(err) // keeps an earlier error
+	p.doneOnce.Do(func() { close(p.done) })
 }
 
 func (p *sandboxProc) watchIdle(ctx context.Context, idle time.Duration) {

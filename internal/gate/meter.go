@@ -55,6 +55,9 @@ func (b *meteredBody) Close() error {
 
 func (b *meteredBody) drain() {
 	defer func() { <-b.g.drains }()
+	// A panic while draining settles the exchange as any lost drain:
+	// charged its reservation (finish runs once).
+	defer noGuard.Recover("gate drain", func(error) { b.finish() })
 	t := time.AfterFunc(b.g.opts.DrainTimeout, func() { b.a.flight.cancel(errors.New("drain timeout")) })
 	defer t.Stop()
 	buf := make([]byte, 32<<10)
@@ -84,6 +87,9 @@ func (b *meteredBody) finish() {
 		b.a.done()
 		go func() {
 			defer b.g.settling.Done()
+			// A panic in one settlement leaves its attempt sent (the
+			// orphan reconciliation charges it), not the process.
+			defer noGuard.Recover("gate settlement", nil)
 			<-b.a.served
 			b.g.settleWithin(b.a, charge, out, settleDelay)
 		}()

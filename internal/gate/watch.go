@@ -107,10 +107,11 @@ func (g *Gate) watch(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-r.C:
-			g.ReconcileOrphans(ctx) // a failure leaves them for the next tick
+			// A failure leaves them for the next tick; so does a panic,
+			// and the watcher keeps cutting revoked and expired grants.
+			noGuard.Do("gate reconciliation", func() { g.ReconcileOrphans(ctx) }, nil)
 		case <-t.C:
-			g.sweep(ctx)
-			g.flushSent(ctx)
+			noGuard.Do("gate watch", func() { g.sweep(ctx); g.flushSent(ctx) }, nil)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package governor
 
 import (
 	"context"
+	"sync"
 
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/turn"
@@ -30,14 +31,22 @@ func (g *Governor) background(ctx context.Context, treq turn.Request, finished f
 		}
 		st <- started{h, n}
 	}
-	go func() {
+	var once sync.Once
+	deliver := func(o turn.Outcome) {
+		once.Do(func() {
+			defer func() { out <- o }() // the caller waits on out even if finished panics
+			if finished != nil {
+				finished(o)
+			}
+		})
+	}
+	// A panic in the turn ends it failed (PROCESS_ERROR internal.panic),
+	// recorded as its final outcome; the process and other turns go on.
+	g.guard.Go("background turn", func() {
 		o := g.runner.Run(context.WithoutCancel(ctx), treq)
 		g.explainAuth(&o, treq.Backend)
-		if finished != nil {
-			finished(o)
-		}
-		out <- o
-	}()
+		deliver(o)
+	}, func(e error) { deliver(g.runner.Failure(treq, e)) })
 	select {
 	case b := <-st:
 		return runningOutcome(treq, b)

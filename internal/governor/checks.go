@@ -40,6 +40,9 @@ func (g *Governor) startChecks(ctx context.Context, workspace string, want *bool
 	r := &checkRun{done: make(chan struct{}), cancel: cancel, note: note}
 	go func() {
 		defer close(r.done)
+		// A panic in the checks is reported as checks not run, like any
+		// other reason they could not run; the review goes on.
+		defer g.guard.Recover("review checks", func(e error) { r.checks, r.note = nil, "configured checks were not run: "+e.Error() })
 		if r.note == "" {
 			r.checks = g.verifier.Run(ctx, workspace, set)
 		}

@@ -67,10 +67,14 @@ func (g *Governor) runContained(ctx context.Context, deps DelegateDeps, j job.Jo
 	var res delegation.Result
 	var err error
 	var quarantined atomic.Bool
+	var watchErr error // a panic in the watch (set before wg.Done)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		// Without its watch the job runs uncontained: a panic in it ends
+		// the run, and the job fails with it.
+		defer g.guard.Recover("delegate job "+j.ID+" containment watch", func(e error) { watchErr = e; end() })
 		if g.watchGrant(rctx, deps, r.grant, own, ran) {
 			quarantined.Store(true)
 			g.quarantineContained(context.WithoutCancel(ctx), deps, j, func(context.Context, job.Job) error {
@@ -83,6 +87,9 @@ func (g *Governor) runContained(ctx context.Context, deps DelegateDeps, j job.Jo
 	close(ran)
 	end()
 	wg.Wait()
+	if watchErr != nil && err == nil {
+		err = watchErr
+	}
 	if quarantined.Load() {
 		res.Tainted, res.TaintReason = true, "the gate revoked the job's grant during the job (containment event); the job was quarantined"
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coagent8/coagent8/internal/crash"
 	"github.com/coagent8/coagent8/internal/delegation"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/gate"
@@ -138,9 +139,7 @@ func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, 
 	out, errs := &tail{max: 4 << 20}, &tail{max: 64 << 10}
 	dj := delegation.Job{Runtime: rt, Model: d.Model, Prompt: t.Task, Workspace: q.Workspace, CandidateDir: dir, Seeded: seed != nil,
 		Phantom: phantom, Gate: deps.Gate, Grant: gr.ID, Stdout: io.MultiWriter(out, r.activity), Stderr: errs}
-	go func() {
-		defer close(r.done)
-		defer cancel()
+	g.supervise(ctx, deps, j, r, func() {
 		res, err := g.runContained(jctx, deps, j, r, dj)
 		r.timedOut = errors.Is(jctx.Err(), context.DeadlineExceeded)
 		// The agent's diagnostics, bounded, for the user (untrusted bytes;
@@ -151,7 +150,7 @@ func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, 
 		_ = os.WriteFile(filepath.Join(deps.WorkDir, j.ID, "agent.stdout"), g.diag.Bytes(out.bytes()), 0o600)
 		g.finishJob(context.WithoutCancel(ctx), deps, j, r, res, err, finalMessage(rt, res, out))
 		_ = deps.Gate.Revoke(context.WithoutCancel(ctx), gr.ID) // the grant ends with its job
-	}()
+	})
 	if t.Wait {
 		select {
 		case <-r.done:
@@ -159,6 +158,26 @@ func (g *Governor) startJob(ctx context.Context, t DelegateTask, q JobQuestion, 
 		}
 	}
 	return g.JobStatus(context.WithoutCancel(ctx), q.Workspace, j.ID)
+}
+
+// supervise runs body, job j's run to its end, on a goroutine of its own;
+// r.done closes when it returned and r.cancel is called. A panic in body
+// ends job j, not the process (which runs other jobs and calls): its tree
+// is cancelled, the job recorded failed with reason internal.panic
+// (crash.Reason; PROCESS_ERROR in the log with the stack) and its grant
+// revoked, all before r.done closes, so a waiter reads the ending.
+func (g *Governor) supervise(ctx context.Context, deps DelegateDeps, j job.Job, r *running, body func()) {
+	go func() {
+		defer close(r.done)
+		defer r.cancel()
+		defer g.guard.Recover("delegate job "+j.ID, func(error) {
+			r.cancel()
+			ctx := context.WithoutCancel(ctx)
+			_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, job.Failed, crash.Reason)
+			_ = deps.Gate.Revoke(ctx, r.grant)
+		})
+		body()
+	}()
 }
 
 // abort fails a job that could not start and returns err.

@@ -2,10 +2,12 @@ package governor
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/crash"
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/policy"
@@ -44,6 +46,10 @@ type Options struct {
 	// gate, sandboxed runner), on the first approved job; nil refuses
 	// every job with UNSUPPORTED delegate.unavailable.
 	Delegation func(context.Context) (DelegateDeps, error)
+	// Logger receives the panics recovered in the goroutines the
+	// governor starts (jobs, background turns, checks); nil logs them to
+	// standard error through the diagnostic redactor.
+	Logger *slog.Logger
 }
 
 // Governor runs governed turns. It is safe for concurrent use; create one
@@ -57,6 +63,7 @@ type Governor struct {
 	defaultBackend string
 	verifier       *verify.Verifier
 	diag           *redact.Redactor
+	guard          *crash.Guard // nil: stderr (crash.Guard)
 	models         *modelCache
 
 	delegation   func(context.Context) (DelegateDeps, error)
@@ -79,7 +86,14 @@ func New(o Options) (*Governor, error) {
 	case o.Events == nil:
 		return nil, fault.New(fault.ProcessError, "governor.events", "governor: event sink is required")
 	}
-	return &Governor{env: o.Env, runner: o.Runner, configPath: o.ConfigPath, catalog: o.Catalog, events: o.Events,
+	g := &Governor{env: o.Env, runner: o.Runner, configPath: o.ConfigPath, catalog: o.Catalog, events: o.Events,
 		defaultBackend: o.DefaultBackend, verifier: o.Verifier, diag: redact.NewDiagnostic(o.Env.Home()),
-		models: newModelCache(modelTTL), delegation: o.Delegation}, nil
+		models: newModelCache(modelTTL), delegation: o.Delegation}
+	if o.Logger != nil {
+		var err error
+		if g.guard, err = crash.New(o.Logger, g.diag); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
 }

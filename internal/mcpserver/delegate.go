@@ -131,7 +131,7 @@ func (s *Server) delegate(ctx context.Context, req *mcp.CallToolRequest, a Deleg
 // it is labelled untrusted.
 func (s *Server) waitJob(ctx context.Context, req *mcp.CallToolRequest, v governor.JobView) {
 	done := make(chan struct{})
-	go func() { s.gov.WaitJob(ctx, v.Job); close(done) }()
+	s.guard.Go("delegate wait", func() { defer close(done); s.gov.WaitJob(ctx, v.Job) }, nil)
 	var token any
 	if req != nil && req.Session != nil && req.Params != nil {
 		token = req.Params.GetProgressToken()

@@ -37,7 +37,8 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, treq *t
 		}
 	}
 	treq.Observer = &countingObserver{next: treq.Observer, p: p}
-	go p.loop()
+	// A panic in the notifier ends the notifications, not the turn.
+	s.guard.Go("progress notifications", p.loop, nil)
 	return p.stop
 }
 

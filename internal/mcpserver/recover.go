@@ -2,9 +2,9 @@ package mcpserver
 
 import (
 	"context"
-	"fmt"
-	"runtime/debug"
+	"encoding/json"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/coagent8/coagent8/internal/fault"
@@ -18,16 +18,34 @@ import (
 // logged after diagnostic redaction (they may hold argument text).
 func (s *Server) recovered(name string, h mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		defer func() {
-			v := recover()
-			if v == nil {
-				return
-			}
-			cause, _ := s.diag.Bound(fmt.Sprintf("%v\n%s", v, debug.Stack()), 16<<10)
-			s.log.Error("tool handler panicked", "tool", name, "panic", cause)
-			res, err = s.toolError(fault.New(fault.ProcessError, "internal.panic",
-				"coagent8 hit an internal error in "+name+"; nothing else was affected. The log has the details.")), nil
-		}()
+		defer s.guard.Recover(name, func(e error) { res, err = s.toolError(e), nil })
 		return h(ctx, req)
 	}
+}
+
+// recoverMethods is receiving middleware that recovers a panic in the
+// middleware and method handlers it wraps (a tools/list filter, the SDK's
+// own handlers), which [Server.recovered] does not reach: the request is
+// answered with PROCESS_ERROR internal.panic — a tool error result for
+// tools/call, else JSON-RPC -32603 whose data is {code, reason} — and the
+// server goes on.
+func (s *Server) recoverMethods(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		defer s.guard.Recover("the "+method+" request", func(e error) {
+			if method == "tools/call" {
+				res, err = s.toolError(e), nil
+				return
+			}
+			res, err = nil, rpcError(e)
+		})
+		return next(ctx, method, req)
+	}
+}
+
+// rpcError is typed error e as a JSON-RPC internal error: its public
+// message, and its code and reason as data.
+func rpcError(e error) *jsonrpc.Error {
+	fe := fault.From(e)
+	data, _ := json.Marshal(map[string]string{"code": string(fe.Code), "reason": fe.Reason})
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fe.Error(), Data: data}
 }

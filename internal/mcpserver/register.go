@@ -36,5 +36,8 @@ func (s *Server) register(profile string) error {
 	t, h := s.runTool(handlers)
 	s.mcp.AddTool(t, s.recovered(t.Name, h))
 	s.mcp.AddReceivingMiddleware(listFilter(profile), refuseSetLevel)
+	// Added last, so it wraps every other middleware and the SDK's own
+	// method handlers.
+	s.mcp.AddReceivingMiddleware(s.recoverMethods)
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/consent"
+	"github.com/coagent8/coagent8/internal/crash"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/governor"
 	"github.com/coagent8/coagent8/internal/redact"
@@ -67,6 +68,9 @@ type Server struct {
 	runner *turn.Runner
 	diag   *redact.Redactor
 	log    *slog.Logger
+	// guard recovers panics in handlers, middleware and the goroutines
+	// they start (recover.go).
+	guard *crash.Guard
 
 	defaultBackend string
 	doctorSections func() (map[string]any, error)
@@ -93,6 +97,10 @@ func New(o Options) (*Server, error) {
 	s := &Server{env: o.Env, runner: o.Runner, diag: redact.NewDiagnostic(o.Env.Home()), log: o.Logger, defaultBackend: o.DefaultBackend, doctorSections: o.DoctorSections,
 		issueRecorder: o.IssueRecorder, gov: o.Governor, consent: o.Consent,
 		sessions: o.Sessions, jobs: newJobs(), state: newToolState()}
+	var err error
+	if s.guard, err = crash.New(s.log, s.diag); err != nil {
+		return nil, err
+	}
 	s.mcp = newSDKServer(o.Logger)
 	if err := s.register(o.Profile); err != nil {
 		return nil, err
