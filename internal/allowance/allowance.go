@@ -128,6 +128,19 @@ func (l *Limiter) takeLocked(match func(key string) bool) map[string]int {
 	return out
 }
 
+// Pending returns the keys with a count left out, in no order.
+func (l *Limiter) Pending() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for k, b := range l.keys {
+		if b.suppressed > 0 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // Len returns how many allowances are kept (at most MaxKeys).
 func (l *Limiter) Len() int {
 	l.mu.Lock()

@@ -1,7 +1,9 @@
 package gate
 
 import (
+	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -19,7 +21,8 @@ import (
 // (sandbox red team). Nothing goes unaccounted: the gate's refusal
 // counters count every refusal, the next event recorded for the job
 // carries how many were left out (ids.suppressed), and what is still left
-// out when the job's grant ends or the gate closes is recorded then
+// out when the job's grant ends (here, or by expiry or another process:
+// [Gate.flushEnded]) or the gate closes is recorded then
 // (ReasonEventsSuppressed). A job's first compromise event and the
 // refusal that raised it, admissions and grant changes are never
 // limited; a job's later signals have their own allowance (signalSeen).
@@ -81,13 +84,17 @@ func (g *Gate) limitKey(r *http.Request, a *admission) string {
 
 // ReasonEventsSuppressed is the event that accounts for a job's refusals
 // and hello probes left out of the log (ids.suppressed) when no later
-// event of the job carried the count: at the end of its grant, or when
-// the gate closes.
+// event of the job carried the count: at the end of its grant (revoked or
+// settled here, or noticed by the watcher: expired, or ended by another
+// process), or when the gate closes.
 const ReasonEventsSuppressed = "gate.events_suppressed"
 
 // flushSuppressed records what is still left out for job (every job when
 // job is nil), the egress decider's refusal records included.
 func (g *Gate) flushSuppressed(job *string) {
+	if job != nil {
+		g.ended.add(*job) // its grants' end: the watcher does not flush it again until it is granted anew
+	}
 	g.recordSuppressedAs("gate.events", takeSuppressed(g.events, job))
 	g.recordSuppressedAs("gate.signals", takeSuppressed(g.repeats, job))
 	g.flushRefusals(job)
@@ -102,6 +109,33 @@ func takeSuppressed(l *allowance.Limiter, job *string) map[string]int {
 		return map[string]int{*job: n}
 	}
 	return nil
+}
+
+// flushEnded records what is still left out for each job whose grants
+// have all ended without this gate ending them — expired on the gate's
+// clock, or revoked or settled by another process on the same database —
+// which [Gate.end] never sees. The watcher calls it every WatchInterval;
+// it reads the ledger only for jobs with a count left out. A job that
+// has no grant yet keeps its count (its grant may still be made).
+func (g *Gate) flushEnded(ctx context.Context) {
+	jobs := append(g.events.Pending(), g.repeats.Pending()...)
+	slices.Sort(jobs)
+	for _, job := range slices.Compact(jobs) {
+		if job == "" || g.ended.has(job) {
+			continue // anonymous; or flushed when its grants ended: later counts wait for the next event or Close
+		}
+		if ended, err := g.ledger.jobEnded(ctx, job, g.opts.Now()); err == nil && ended {
+			g.flushSuppressed(&job)
+		}
+	}
+}
+
+// jobEnded reports whether job has grants and none of them is live at now.
+func (l *ledger) jobEnded(ctx context.Context, job string, now time.Time) (bool, error) {
+	var all, live int
+	err := l.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(state = ? AND expires_at > ?), 0) FROM gate_grants WHERE job = ?`,
+		Live, now.UnixNano(), job).Scan(&all, &live)
+	return all > 0 && live == 0, err
 }
 
 // recordSuppressedAs records a ReasonEventsSuppressed event (rule) for
@@ -155,4 +189,32 @@ func (g *Gate) recordSignal(job string, first bool, e event.Event) {
 		return
 	}
 	g.recordWithin(g.repeats, "gate.signals", job, e)
+}
+
+// jobSet is a set of jobs, bounded: past maxEventKeys it starts afresh
+// (a job's end may then be flushed once more, never less).
+type jobSet struct {
+	mu   sync.Mutex
+	jobs map[string]bool
+}
+
+func (s *jobSet) add(job string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.jobs == nil || len(s.jobs) >= maxEventKeys {
+		s.jobs = map[string]bool{}
+	}
+	s.jobs[job] = true
+}
+
+func (s *jobSet) has(job string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.jobs[job]
+}
+
+func (s *jobSet) forget(job string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.jobs, job)
 }

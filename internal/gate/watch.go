@@ -111,7 +111,7 @@ func (g *Gate) watch(ctx context.Context) {
 			// and the watcher keeps cutting revoked and expired grants.
 			noGuard.Do("gate reconciliation", func() { g.ReconcileOrphans(ctx) }, nil)
 		case <-t.C:
-			noGuard.Do("gate watch", func() { g.sweep(ctx); g.flushSent(ctx) }, nil)
+			noGuard.Do("gate watch", func() { g.sweep(ctx); g.flushSent(ctx); g.flushEnded(ctx) }, nil)
 		}
 	}
 }
