@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -77,7 +78,30 @@ func (g *Governor) deps(ctx context.Context) (DelegateDeps, error) {
 		return DelegateDeps{}, err
 	}
 	g.delegateDeps, g.depsOK = d, true
+	removeLeftovers(ctx, d)
 	return d, nil
+}
+
+// removeLeftovers removes the candidate directories of deps.CandidateDir
+// whose job in deps.Jobs has ended: those a killed coagent8 left behind
+// (the job store failed their jobs job.supervisor_gone when it opened).
+// A running job's directory is another process's; a name no job of this
+// store has may be another state directory's job (the candidates
+// directory is per user, not per state directory): both are kept.
+// Best effort: a failure leaves the directory for the next process.
+func removeLeftovers(ctx context.Context, deps DelegateDeps) {
+	entries, err := os.ReadDir(deps.CandidateDir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "job_") {
+			continue
+		}
+		if j, err := deps.Jobs.Get(ctx, e.Name()); err == nil && j.State != job.Running {
+			_ = os.RemoveAll(filepath.Join(deps.CandidateDir, e.Name()))
+		}
+	}
 }
 
 // startJob creates the job row and its grant and starts the agent.
@@ -186,13 +210,18 @@ func (g *Governor) abort(ctx context.Context, deps DelegateDeps, id, reason stri
 	return err
 }
 
-// finishJob quarantines the candidate and ends the job row.
+// finishJob quarantines the candidate and ends the job row. The
+// candidate directory is removed however the job ends: an admissible
+// candidate is the patch stored with the job, and nothing reads the
+// directory after it (a failed or cancelled job's stayed for good, up to
+// the sandbox's 8 GiB disk bound each).
 func (g *Governor) finishJob(ctx context.Context, deps DelegateDeps, j job.Job, r *running, res delegation.Result, runErr error, message []byte) {
 	writeReceipt(filepath.Join(deps.WorkDir, j.ID, "receipt.json"), res)
 	g.live.mu.Lock()
 	cancelled := r.cancelled
 	g.live.mu.Unlock()
 	cand := filepath.Join(deps.CandidateDir, j.ID)
+	defer os.RemoveAll(cand)
 	if res.Tainted {
 		// A containment event: the one compromise action (before any
 		// other ending, so a contained job never ends merely failed).
@@ -200,13 +229,7 @@ func (g *Governor) finishJob(ctx context.Context, deps DelegateDeps, j job.Job, 
 		return
 	}
 	if state, reason, ended := ending(res, runErr, cancelled, r.timedOut); ended {
-		// A cancelled job's candidate directory is kept as it was when
-		// the tree ended; one the sandbox ended for the disk it took is
-		// removed, since keeping it would keep the disk it filled.
 		_ = deps.Jobs.Transition(ctx, j.ID, []job.State{job.Running}, state, reason)
-		if res.Receipt.Exit.Class == sandbox.ExitDiskLimit {
-			_ = os.RemoveAll(cand)
-		}
 		return
 	}
 	c, err := g.quarantine(ctx, j, filepath.Join(cand, "upper"), res, r.seed)
@@ -222,8 +245,6 @@ func (g *Governor) finishJob(ctx context.Context, deps DelegateDeps, j job.Job, 
 		return
 	}
 	_, _ = deps.Jobs.Attach(ctx, j.ID, job.Candidate{Patch: c.Patch, Digest: c.Digest, Findings: c.Findings, Message: message, Verification: v})
-	// The patch is stored; the candidate layer is no longer needed.
-	_ = os.RemoveAll(cand)
 }
 
 // ending is how a job whose run produced no candidate to quarantine
