@@ -25,7 +25,7 @@ import (
 // [Gate.flushEnded]) or the gate closes is recorded then
 // (ReasonEventsSuppressed). A job's first compromise event and the
 // refusal that raised it, admissions and grant changes are never
-// limited; a job's later signals have their own allowance (signalSeen).
+// limited; a job's later signals have their own allowance ([Gate.firstSignal]).
 // Refusals the egress decider records itself (a body or header carrying
 // labelled content or a credential) are limited by the decider, per job,
 // the same way (internal/egress, refusallimit.go); the gate adds no event
@@ -158,28 +158,12 @@ func (g *Gate) recordSuppressedAs(rule string, counts map[string]int) {
 // this gate is recorded in full, with its refusal; the repeats have an
 // allowance of their own per job (the phantom's), which free events
 // cannot spend, and are accounted for like them (rule gate.signals).
-type signalSeen struct {
-	mu   sync.Mutex
-	jobs map[string]bool
-}
-
+//
 // firstSignal reports whether job raised no containment signal in this
 // gate before, and notes that it has. Past maxEventKeys jobs the set
 // starts afresh: a repeat is then recorded as a first, never the other
 // way.
-func (g *Gate) firstSignal(job string) bool {
-	s := &g.signals
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.jobs[job] {
-		return false
-	}
-	if s.jobs == nil || len(s.jobs) >= maxEventKeys {
-		s.jobs = map[string]bool{}
-	}
-	s.jobs[job] = true
-	return true
-}
+func (g *Gate) firstSignal(job string) bool { return g.signals.add(job) }
 
 // recordSignal records e, an event of a containment signal of job: in
 // full for the job's first signal, within the repeats' allowance after.
@@ -191,20 +175,26 @@ func (g *Gate) recordSignal(job string, first bool, e event.Event) {
 	g.recordWithin(g.repeats, "gate.signals", job, e)
 }
 
-// jobSet is a set of jobs, bounded: past maxEventKeys it starts afresh
-// (a job's end may then be flushed once more, never less).
+// jobSet is a set of jobs, bounded: past maxEventKeys it starts afresh,
+// so a job may be taken as new once more, never the other way (a first
+// signal recorded again, an end flushed again).
 type jobSet struct {
 	mu   sync.Mutex
 	jobs map[string]bool
 }
 
-func (s *jobSet) add(job string) {
+// add adds job and reports whether it was not in the set.
+func (s *jobSet) add(job string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.jobs[job] {
+		return false
+	}
 	if s.jobs == nil || len(s.jobs) >= maxEventKeys {
 		s.jobs = map[string]bool{}
 	}
 	s.jobs[job] = true
+	return true
 }
 
 func (s *jobSet) has(job string) bool {

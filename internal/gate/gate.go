@@ -116,7 +116,7 @@ type Gate struct {
 	opts    Options
 	events  *allowance.Limiter // refusals and hello probes a client can cause for free
 	repeats *allowance.Limiter // containment signals of a job after its first ([Gate.firstSignal])
-	signals signalSeen         // the jobs whose first containment signal was recorded
+	signals jobSet             // the jobs whose first containment signal was recorded
 	ended   jobSet             // the jobs whose counts were flushed when their grants ended
 	ledger  *ledger
 	joint   jointDecider          // nil: the decider cannot share the gate's transaction

@@ -20,12 +20,7 @@ func TestProviderStateRefused(t *testing.T) {
 	fillO := func(top, input string) string {
 		return strings.Replace(strings.Replace(oai, "%s", top, 1), "%s", input, 1)
 	}
-	tests := []struct {
-		name string
-		p    Provider
-		body string
-		want string // "" = admitted
-	}{
+	tests := []bodyCase{
 		{"openai inline input", OpenAI, fillO("", `[{"role":"user","content":"hi"}]`), ""},
 		{"openai null state keys", OpenAI, fillO(`,"previous_response_id":null,"conversation":null,"store":false`, `"hi"`), ""},
 		{"openai schema naming file_id", OpenAI, `{"model":"gpt-5.1","max_output_tokens":10,"tools":[{"type":"function","name":"f","parameters":{"type":"object","properties":{"file_id":{"type":"string"}}}}],"input":"hi"}`, ""},
@@ -48,21 +43,5 @@ func TestProviderStateRefused(t *testing.T) {
 		{"anthropic container upload", Anthropic, fillA(`[{"type":"container_upload","file_id":"file_011"}]`), ReasonProviderState},
 		{"anthropic count_tokens file source", Anthropic, "count_tokens:" + fillA(`[{"type":"document","source":{"type":"file","file_id":"file_011"}}]`), ReasonProviderState},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, nil)
-			_, phantom := f.grant(spec(tt.p))
-			got, status := sendBody(t, f, tt.p, phantom, tt.body)
-			if got != tt.want {
-				t.Errorf("reason %q (status %d), want %q", got, status, tt.want)
-			}
-			if tt.want == ReasonProviderState && status != 403 {
-				t.Errorf("status %d, want 403 (as request.provider_fetch: not retried)", status)
-			}
-			seen := len(f.anth.Requests()) + len(f.oai.Requests())
-			if want := map[bool]int{true: 1, false: 0}[tt.want == ""]; seen != want {
-				t.Errorf("doubles saw %d requests, want %d", seen, want)
-			}
-		})
-	}
+	runBodyCases(t, tests)
 }

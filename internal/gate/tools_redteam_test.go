@@ -19,12 +19,7 @@ func TestProviderFetchRefused(t *testing.T) {
 	const ant = `{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[{"role":"user","content":%s}]}`
 	const oai = `{"model":"gpt-5.1","max_output_tokens":10,"input":[{"role":"user","content":%s}]}`
 	fill := func(tmpl, v string) string { return strings.Replace(tmpl, "%s", v, 1) }
-	tests := []struct {
-		name string
-		p    Provider
-		body string
-		want string // "" = admitted
-	}{
+	tests := []bodyCase{
 		{"anthropic base64 image", Anthropic, fill(ant, `[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}},{"type":"text","text":"hi"}]`), ""},
 		{"anthropic text document", Anthropic, fill(ant, `[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"x"}}]`), ""},
 		{"anthropic tool input mentioning url", Anthropic, `{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"WebFetch","input":{"url":"https://example.com","type":"url"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}]}`, ""},
@@ -47,6 +42,24 @@ func TestProviderFetchRefused(t *testing.T) {
 		{"openai image url repeated", OpenAI, fill(oai, `[{"type":"input_image","image_url":"https://third.example/x.png","image_url":"data:image/png;base64,AA=="}]`), ReasonProviderFetch},
 		{"openai compact image url", OpenAI, "compact:" + fill(oai, `[{"type":"input_image","image_url":"https://third.example/x.png"}]`), ReasonProviderFetch},
 	}
+	runBodyCases(t, tests)
+}
+
+// bodyCase is a request body sent to provider p's model route (see
+// sendBody for the route prefixes) and the refusal reason it must get
+// ("" = admitted and forwarded).
+type bodyCase struct {
+	name string
+	p    Provider
+	body string
+	want string
+}
+
+// runBodyCases sends each case through a fresh gate and checks its
+// reason, that a refusal reached no upstream (403, as every refusal of
+// what the body makes the provider reach) and that an admitted body did.
+func runBodyCases(t *testing.T, tests []bodyCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, nil)
@@ -54,6 +67,9 @@ func TestProviderFetchRefused(t *testing.T) {
 			got, status := sendBody(t, f, tt.p, phantom, tt.body)
 			if got != tt.want {
 				t.Errorf("reason %q (status %d), want %q", got, status, tt.want)
+			}
+			if (tt.want == ReasonProviderState || tt.want == ReasonProviderFetch) && status != 403 {
+				t.Errorf("status %d, want 403 (not retried)", status)
 			}
 			seen := len(f.anth.Requests()) + len(f.oai.Requests())
 			if want := map[bool]int{true: 1, false: 0}[tt.want == ""]; seen != want {
