@@ -54,7 +54,7 @@ func (a *app) gateRevokeJob(ctx context.Context, job string) error {
 		if !known {
 			// A mistyped id must not look like containment happened.
 			return fault.New(fault.InvalidInput, "gate.unknown_job", fmt.Sprintf(
-				"no grant names the job %s: nothing was revoked; check the job id (coagent8 jobs lists delegate jobs)", fault.QuoteInput(job))).With("job", job)
+				"no grant names the job %s: nothing was revoked; check the job id (the --job given to gate grant, shown by gate inspect; coagent8 jobs lists delegate jobs)", fault.QuoteInput(job))).With("job", job)
 		}
 		ids = []string{}
 	}

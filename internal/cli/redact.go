@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -44,7 +45,7 @@ func redactorFor(profile, home string) (*redact.Redactor, error) {
 		return redact.NewDiagnostic(home), nil
 	}
 	return nil, fault.New(fault.InvalidInput, "redact.profile",
-		`unknown --profile: want "answer" or "diagnostic"`)
+		fmt.Sprintf(`unknown --profile %s: want "answer" or "diagnostic"`, fault.QuoteInput(profile)))
 }
 
 // filter copies in to out through r; io.Copy hands over each read as it

@@ -67,7 +67,7 @@ func TestRedactCommandStreams(t *testing.T) {
 
 func TestRedactCommandBadProfile(t *testing.T) {
 	_, errOut, code := runRedact(t, strings.NewReader(""), "--profile", "nope")
-	if code != ExitUsage || !strings.Contains(errOut, "INVALID_INPUT") {
-		t.Errorf("code %d, stderr %q; want %d and INVALID_INPUT", code, errOut, ExitUsage)
+	if code != ExitUsage || !strings.Contains(errOut, "INVALID_INPUT") || !strings.Contains(errOut, `unknown --profile "nope"`) {
+		t.Errorf("code %d, stderr %q; want %d and INVALID_INPUT naming the value given", code, errOut, ExitUsage)
 	}
 }

@@ -53,7 +53,9 @@ func (g *Gate) consumer(s *Spec) error {
 	case !ok:
 		return g.undeclared(s, fmt.Sprintf("no credential is declared for %s: set gate.credentials.%s in config.json to a reference (env:NAME or file:/abs/path)", s.Provider, s.Provider))
 	}
-	return g.undeclared(s, fmt.Sprintf("the grant names %s, but gate.credentials.%s declares another reference: a grant can only use the declared credential", s.Secret, s.Provider))
+	// A reference names where a secret lives, never the secret: naming the
+	// declared one tells the user which of the two to fix.
+	return g.undeclared(s, fmt.Sprintf("the grant names %s, but gate.credentials.%s declares %s: a grant can only use the declared credential (omit the grant's reference to use it)", s.Secret, s.Provider, declared))
 }
 
 func (g *Gate) undeclared(s *Spec, msg string) error {

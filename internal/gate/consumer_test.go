@@ -49,6 +49,10 @@ func TestCredentialsResolveOnlyForTheirConsumer(t *testing.T) {
 			if last.Reason != ReasonUndeclared || last.Code != "POLICY_DENIED" || !strings.Contains(last.Detail, tt.ref) {
 				t.Errorf("event %+v, want a secret.undeclared refusal naming %s", last, tt.ref)
 			}
+			declared := map[Provider]string{Anthropic: "env:REAL_ANTHROPIC", OpenAI: "env:REAL_OPENAI"}[tt.provider]
+			if msg := fault.From(err).Message; !strings.Contains(msg, "declares "+declared) {
+				t.Errorf("refusal %q does not name the declared reference %s (a reference is no secret)", msg, declared)
+			}
 			if n := f.secrets.calls.Load(); n != 0 {
 				t.Errorf("resolved %d times", n)
 			}
