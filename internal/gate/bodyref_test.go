@@ -186,13 +186,59 @@ func walkObjectRef(dec *json.Decoder, visit func(key string) error) error {
 }
 
 func providerFetchRef(p Provider, b []byte) (string, error) {
-	s := fetchScanRef{p: p, dec: json.NewDecoder(bytes.NewReader(b))}
+	s := fetchScanRef{p: p, b: b, dec: json.NewDecoder(bytes.NewReader(b))}
+	s.dec.UseNumber() // 1E1000 is valid JSON, not a float64
 	return s.value("", "", 0)
 }
 
 type fetchScanRef struct {
 	p   Provider
+	b   []byte
 	dec *json.Decoder
+}
+
+// inputItemRef reads the OpenAI input item obj (an element of the
+// top-level "input" array) on its own: an id with no string "type" is an
+// item reference, an id on a reasoning item without encrypted_content is
+// the stored reasoning read back.
+func inputItemRef(obj []byte) (string, error) {
+	var id, typed, untyped, reasoning, encrypted bool
+	members := map[string][]json.RawMessage{} // every copy of a repeated key
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	_, err := dec.Token() // '{'
+	for err == nil && dec.More() {
+		var t json.Token
+		var raw json.RawMessage
+		if t, err = dec.Token(); err == nil {
+			err = dec.Decode(&raw)
+			k, _ := t.(string)
+			members[k] = append(members[k], raw)
+		}
+	}
+	for _, raw := range members["id"] {
+		id = id || string(raw) != "null"
+	}
+	for _, raw := range members["encrypted_content"] {
+		encrypted = encrypted || string(raw) != "null"
+	}
+	for _, raw := range members["type"] {
+		var v string
+		if string(raw) == "null" || json.Unmarshal(raw, &v) != nil {
+			untyped = true
+			continue
+		}
+		typed, reasoning = true, reasoning || v == "reasoning"
+	}
+	switch {
+	case err != nil:
+		return "", errFetchScan
+	case !id:
+	case untyped || !typed:
+		return "item_reference", nil
+	case reasoning && !encrypted:
+		return "reasoning item id", nil
+	}
+	return "", nil
 }
 
 // value reads one JSON value, the member key of the object whose member
@@ -207,6 +253,7 @@ func (s *fetchScanRef) value(key, parent string, depth int) (string, error) {
 	}
 	switch t {
 	case json.Delim('{'), json.Delim('['):
+		start := s.dec.InputOffset() - 1
 		for s.dec.More() {
 			k := ""
 			if t == json.Delim('{') {
@@ -222,6 +269,9 @@ func (s *fetchScanRef) value(key, parent string, depth int) (string, error) {
 		}
 		if _, err := s.dec.Token(); err != nil { // the closing delimiter
 			return "", errFetchScan
+		}
+		if s.p == OpenAI && t == json.Delim('{') && depth == 2 && key == "" && parent == "input" {
+			return inputItemRef(s.b[start:s.dec.InputOffset()])
 		}
 		return "", nil
 	}
@@ -268,6 +318,9 @@ func FuzzProviderFetchAgainstDecoder(f *testing.F) {
 		`{"input":[{"type":"item_reference","id":"msg_1"},{"type":"input_file","file_id":"file-1"}]}`,
 		`{"content":[{"type":"document","source":{"type":"file","file_id":"f"}},{"type":"container_upload","file_id":"f"}]}`,
 		`{"input":[{"type":"input_image","file_id":null,"image_url":"data:x"}],"tools":[{"parameters":{"properties":{"file_id":{"type":"string"}}}}]}`,
+		`{"input":[{"type":"message","id":"msg_1","content":"x"},{"id":"msg_2"}]}`, `{"input":[{"type":null,"i\u0064":"m"}]}`,
+		`{"input":[{"type":"reasoning","id":"rs_1","encrypted_content":null,"summary":[{"id":"x"}]}]}`,
+		`{"input":[{"type":"reasoning","type":"message","id":"rs_1","encrypted_content":"e"}],"x":{"input":[{"id":"m"}]}}`,
 	} {
 		f.Add([]byte(s))
 	}

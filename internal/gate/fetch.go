@@ -19,7 +19,8 @@ import (
 // Provider state. A body can also name content the provider stores and
 // adds to the request itself: an uploaded file (OpenAI file_id, an
 // Anthropic "file" source or container_upload block), an OpenAI
-// item_reference, previous_response_id or conversation. That content
+// item_reference (its "type" is optional: [fetchScan.inputItem]), a
+// reasoning item by id, previous_response_id or conversation. That content
 // is billed as input the body does not hold, so the reservation (every
 // body byte an input token) does not bound it and a grant's budget could
 // be exceeded; and it was never decided by the egress decision. Refused
@@ -50,6 +51,23 @@ type fetchScan struct {
 	c cursor
 }
 
+// inputItem reports whether the value of key in parent at depth is an
+// element of an OpenAI body's top-level "input" array: the top-level
+// object is depth 0, its members depth 1, their elements depth 2, and
+// only array elements have the key "".
+//
+// Such an item with an "id" can name an item the provider stored (store
+// defaults to true): an item reference needs no "type" (the API's
+// ItemReference has it optional, so {"id":"msg_..."} is one), and a
+// reasoning item given by id without its encrypted_content is read back
+// from storage. Either bills input the body does not carry
+// (request.provider_state, [itemState.stored]). An id on an item that
+// carries its content stays admitted: Codex 0.169.0 gives every message
+// it sends a client-made "msg_<uuid>" id.
+func (s *fetchScan) inputItem(key, parent string, depth int) bool {
+	return s.p == OpenAI && depth == 2 && key == "" && parent == "input"
+}
+
 var errFetchScan = errors.New("request body could not be read for URL sources")
 
 // value reads the value at the cursor — the member key of the object
@@ -62,7 +80,7 @@ func (s *fetchScan) value(key, parent string, depth int) (string, error) {
 	}
 	switch c.b[c.i] {
 	case '{', '[':
-		return s.container(key, depth)
+		return s.container(key, depth, s.inputItem(key, parent, depth))
 	case '"':
 		raw, ok := c.str()
 		if !ok {
@@ -83,8 +101,9 @@ func (s *fetchScan) value(key, parent string, depth int) (string, error) {
 	return "", nil
 }
 
-// container reads the object or array at the cursor, the value of key.
-func (s *fetchScan) container(key string, depth int) (string, error) {
+// container reads the object or array at the cursor, the value of key;
+// item is whether it is an OpenAI input item ([fetchScan.inputItem]).
+func (s *fetchScan) container(key string, depth int, item bool) (string, error) {
 	c := &s.c
 	obj := c.b[c.i] == '{'
 	end := byte(']')
@@ -92,12 +111,16 @@ func (s *fetchScan) container(key string, depth int) (string, error) {
 		end = '}'
 	}
 	c.i++
+	var st itemState
 	for n := 0; ; n++ {
 		more, ok := c.next(n, end)
 		if !ok {
 			return "", errFetchScan
 		}
 		if !more {
+			if item && obj {
+				return st.stored(), nil
+			}
 			return "", nil
 		}
 		k := ""
@@ -107,10 +130,66 @@ func (s *fetchScan) container(key string, depth int) (string, error) {
 				return "", errFetchScan
 			}
 		}
+		if item && obj {
+			if err := st.member(k, c); err != nil {
+				return "", err
+			}
+		}
 		if what, err := s.value(k, key, depth+1); what != "" || err != nil {
 			return what, err
 		}
 	}
+}
+
+// itemState is what the members of an OpenAI input item say about
+// whether it stands for an item the provider stored
+// ([fetchScan.inputItem]). Every copy of a repeated member counts:
+// providers differ on which one wins.
+type itemState struct {
+	id        bool // a non-null "id"
+	typed     bool // a "type" that is a string
+	untyped   bool // a "type" that is not (null)
+	reasoning bool // a "type" of "reasoning"
+	encrypted bool // a non-null "encrypted_content"
+}
+
+// member notes the member k whose value is at c, leaving c where it is.
+func (st *itemState) member(k string, c *cursor) error {
+	switch k {
+	case "id":
+		st.id = st.id || !c.at('n')
+	case "encrypted_content":
+		st.encrypted = st.encrypted || !c.at('n')
+	case "type":
+		if !c.at('"') {
+			st.untyped = true
+			return nil
+		}
+		peek := cursor{b: c.b, i: c.i}
+		raw, ok := peek.str()
+		var v string
+		if !ok || json.Unmarshal(raw, &v) != nil {
+			return errFetchScan
+		}
+		st.typed = true
+		st.reasoning = st.reasoning || v == "reasoning"
+	}
+	return nil
+}
+
+// stored is the finding for the item: an id with no string "type" is an
+// item reference (the API's ItemReference has "type" optional), an id on
+// a reasoning item without its encrypted_content is the stored reasoning
+// read back; "" otherwise.
+func (st itemState) stored() string {
+	switch {
+	case !st.id:
+	case st.untyped || !st.typed:
+		return "item_reference"
+	case st.reasoning && !st.encrypted:
+		return "reasoning item id"
+	}
+	return ""
 }
 
 // fetched reports whether a string that is the value of key (in parent)
@@ -176,7 +255,7 @@ func openAIReach(key, parent, v string) string {
 
 // stateWhats are the findings of the scan that name content the provider
 // holds rather than a URL it fetches (request.provider_state).
-var stateWhats = map[string]bool{"file source": true, "container_upload": true, "item_reference": true, "file_id": true}
+var stateWhats = map[string]bool{"file source": true, "container_upload": true, "item_reference": true, "file_id": true, "reasoning item id": true}
 
 func fetchKey(k string) bool { return k == "image_url" || k == "file_url" }
 
