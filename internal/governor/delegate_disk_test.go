@@ -70,7 +70,7 @@ func TestEndedJobFreesItsCandidate(t *testing.T) {
 // directory is per user) and other names are kept.
 func TestLeftoverCandidatesRemoved(t *testing.T) {
 	ctx := context.Background()
-	jobs := openJobs(t)
+	db, jobs := openJobsDB(t)
 	spec := job.Spec{Workspace: t.TempDir(), Base: "HEAD", Backend: "claude", Model: "m"}
 	ended, err := jobs.Create(ctx, spec)
 	if err != nil {
@@ -79,6 +79,7 @@ func TestLeftoverCandidatesRemoved(t *testing.T) {
 	if err := jobs.Transition(ctx, ended.ID, []job.State{job.Running}, job.Failed, job.ReasonSupervisorGone); err != nil {
 		t.Fatal(err)
 	}
+	superviseByGone(t, db, ended.ID)
 	running, err := jobs.Create(ctx, spec)
 	if err != nil {
 		t.Fatal(err)

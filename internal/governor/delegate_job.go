@@ -83,12 +83,15 @@ func (g *Governor) deps(ctx context.Context) (DelegateDeps, error) {
 }
 
 // removeLeftovers removes the candidate directories of deps.CandidateDir
-// whose job in deps.Jobs has ended: those a killed coagent8 left behind
-// (the job store failed their jobs job.supervisor_gone when it opened).
-// A running job's directory is another process's; a name no job of this
-// store has may be another state directory's job (the candidates
-// directory is per user, not per state directory): both are kept.
-// Best effort: a failure leaves the directory for the next process.
+// whose job in deps.Jobs has ended and whose supervisor is gone: those a
+// killed coagent8 left behind (the job store failed their jobs
+// job.supervisor_gone when it opened). A job whose supervisor lives is
+// that process's to finish, ended or not: a job quarantined while it
+// runs is tainted before its candidate is read, its agent possibly still
+// writing the layer. A name no job of this store has may be another state
+// directory's job (the candidates directory is per user, not per state
+// directory). All those are kept. Best effort: a failure leaves the
+// directory for the next process.
 func removeLeftovers(ctx context.Context, deps DelegateDeps) {
 	entries, err := os.ReadDir(deps.CandidateDir)
 	if err != nil {
@@ -98,7 +101,7 @@ func removeLeftovers(ctx context.Context, deps DelegateDeps) {
 		if !e.IsDir() || !strings.HasPrefix(e.Name(), "job_") {
 			continue
 		}
-		if j, err := deps.Jobs.Get(ctx, e.Name()); err == nil && j.State != job.Running {
+		if j, err := deps.Jobs.Get(ctx, e.Name()); err == nil && j.State != job.Running && j.SupervisorGone() {
 			_ = os.RemoveAll(filepath.Join(deps.CandidateDir, e.Name()))
 		}
 	}

@@ -67,6 +67,14 @@ type Job struct {
 	Admitted                  time.Time
 }
 
+// SupervisorGone reports whether the process that supervised j has ended
+// (its pid gone or now another process's; Linux /proc start time). A job
+// can end while its supervisor still works on it — quarantined while it
+// runs, its candidate read afterwards — so only then is what the job left
+// on disk nobody's. Where the start time cannot be read it reports true,
+// as [Open] does (no delegate job runs there).
+func (j Job) SupervisorGone() bool { return !alive(j.SupervisorPID, j.SupervisorStart) }
+
 // Verification is what the user's configured checks (verify.commands)
 // reported on a candidate: each check's real exit status, bounded
 // redacted output tails (untrusted bytes: the check ran the agent's
