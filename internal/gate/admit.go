@@ -38,6 +38,10 @@ type admission struct {
 	// the refusal's event itself: the gate adds no second one (issue 19
 	// item 14).
 	egressRecorded bool
+	// egressLimited is set when the decider counted its refusal but left
+	// its record out (its allowance spent): a refusal that raises a
+	// containment signal is then recorded by the gate ([Gate.deny]).
+	egressLimited bool
 	// served is closed when the handler has returned, so the client has
 	// the whole response; settlement waits for it (see meteredBody.finish).
 	served chan struct{}
@@ -331,11 +335,15 @@ func (g *Gate) deny(w http.ResponseWriter, r *http.Request, a *admission, reason
 	s := g.signalOf(r, a, reason)
 	first := s != "" && g.firstSignal(a.grant.Job)
 	switch {
-	case a.egressRecorded: // the egress decider logged this refusal itself
+	case a.egressRecorded && !(s != "" && a.egressLimited): // the egress decider logged this refusal itself
 	case s != "":
 		// The refusal is the only record of what the contained request
 		// was (its route, the headers it would have sent): a client that
 		// spent its free allowance first must not keep it out of the log.
+		// Nor one that spent the decider's: its first containment refusal
+		// and their allowance go to any egress.category refusal, also
+		// those that contain nothing (a policy label, a body whose strings
+		// it cannot decode), so a refusal it only counted is recorded here.
 		g.recordSignal(a.grant.Job, first, e)
 	default:
 		g.recordLimited(key, e)

@@ -55,7 +55,7 @@ func (g *Gate) decideAndReserve(r *http.Request, a *admission) string {
 	}
 	out, err := g.opts.Egress.Seal(ctx, t)
 	if reason := egressReason(err); reason != "" {
-		a.egressRecorded = recorded(err)
+		a.egressRecorded, a.egressLimited = recorded(err), limited(err)
 		return reason
 	}
 	if reason := g.sized(a, out); reason != "" {
@@ -112,7 +112,7 @@ func (g *Gate) sealJoint(ctx context.Context, t egress.Transmission, a *admissio
 	if refused != "" {
 		return refused
 	}
-	a.egressRecorded = recorded(err)
+	a.egressRecorded, a.egressLimited = recorded(err), limited(err)
 	return egressReason(err)
 }
 
@@ -122,12 +122,21 @@ func (g *Gate) sealJoint(ctx context.Context, t egress.Transmission, a *admissio
 // "event": [egress.EventRecorded] or [egress.EventLimited]). A second
 // event of the gate's would undo that limit.
 func recorded(err error) bool {
+	mark := eventMark(err)
+	return mark == egress.EventRecorded || mark == egress.EventLimited
+}
+
+// limited reports whether the decider left the record of its refusal err
+// out, within the job's allowance ([egress.EventLimited]).
+func limited(err error) bool { return eventMark(err) == egress.EventLimited }
+
+// eventMark is the decider's "event" mark of its refusal err, or "".
+func eventMark(err error) string {
 	var fe *fault.Error
 	if !errors.As(err, &fe) {
-		return false
+		return ""
 	}
-	mark := fe.Details["event"]
-	return mark == egress.EventRecorded || mark == egress.EventLimited
+	return fe.Details["event"]
 }
 
 // refusalFlusher is a decider that limits its refusal records per job

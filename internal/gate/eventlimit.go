@@ -29,8 +29,9 @@ import (
 // Refusals the egress decider records itself (a body or header carrying
 // labelled content or a credential) are limited by the decider, per job,
 // the same way (internal/egress, refusallimit.go); the gate adds no event
-// of its own for them and has the decider account for what it left out
-// whenever it accounts for its own ([Gate.flushSuppressed]).
+// of its own for them — except one the decider left out that raises a
+// containment signal here ([Gate.deny]) — and has the decider account for
+// what it left out whenever it accounts for its own ([Gate.flushSuppressed]).
 const (
 	eventBurst = 100
 	eventRate  = 10 // per second

@@ -1,0 +1,112 @@
+package gate
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coagent8/coagent8/internal/egress"
+	egressledger "github.com/coagent8/coagent8/internal/egress/ledger"
+	"github.com/coagent8/coagent8/internal/event"
+	"github.com/coagent8/coagent8/internal/evidence"
+)
+
+// TestContainmentRefusalRecordedAfterPolicyCategoryFlood: the egress
+// decider treats every egress.category refusal as one that can raise a
+// containment signal and records a job's first in full, the rest within
+// an allowance of their own; the gate contains only those carrying a
+// credential. A delegated agent that first posts content of a label the
+// user made non-declassifiable (policy, not compromise: no containment)
+// spends that first and that allowance; its credential post, the one
+// that contains it, was then only counted, and the gate, leaving the
+// record to the decider, wrote no refusal of its own: the compromise
+// event stood alone, without the record of the request that raised it.
+// Also a body with a number Go cannot decode (1E1000) next to a \u escape
+// is egress.category without a credential (its strings cannot be
+// decoded, so it is treated as carrying one).
+func TestContainmentRefusalRecordedAfterPolicyCategoryFlood(t *testing.T) {
+	for _, flood := range []string{"notes on " + privateMarker, `caf\u00e9", "x": 1E1000, "y": "`} {
+		t.Run(strings.Fields(flood)[0], func(t *testing.T) {
+			now := time.Now()
+			f := newFixture(t, func(o *Options) {
+				o.Now = func() time.Time { return now }
+				categoryDecider(t, o)
+			})
+			gr, phantom := f.grant(spec(Anthropic))
+			hdr := map[string]string{"X-Api-Key": phantom, "Anthropic-Version": "2023-06-01", "Content-Type": "application/json"}
+			post := func(content string) string {
+				resp := send(f, "POST", "/v1/messages", `{"model":"`+gr.Model+`","max_tokens":100,"messages":[{"role":"user","content":"`+content+`"}]}`, hdr)
+				readAll(t, resp)
+				if resp.StatusCode != http.StatusForbidden {
+					t.Fatalf("status %d, want 403", resp.StatusCode)
+				}
+				return resp.Header.Get(ReasonHeader)
+			}
+			for range 120 {
+				if got := post(flood); got != egress.ReasonCategory {
+					t.Fatalf("flood post refused %q, want %s", got, egress.ReasonCategory)
+				}
+			}
+			if n := compromises(f); n != 0 {
+				t.Fatalf("%d compromise events from policy refusals, want 0", n)
+			}
+			before := categoryRefusals(f)
+			if got := post("use sk-ant-api03-" + strings.Repeat("A", 93) + "AA"); got != egress.ReasonCategory {
+				t.Fatalf("credential post refused %q, want %s", got, egress.ReasonCategory)
+			}
+			if n := compromises(f); n != 1 {
+				t.Fatalf("%d compromise events, want 1", n)
+			}
+			if got := categoryRefusals(f) - before; got != 1 {
+				t.Errorf("the refusal that raised the containment: %d refusal events recorded, want 1", got)
+			}
+		})
+	}
+}
+
+// categoryDecider is forbiddenDecider with the label's category made
+// non-declassifiable: its content is refused egress.category.
+func categoryDecider(t *testing.T, o *Options) {
+	t.Helper()
+	portal, forbidden := 0.3, 0.8
+	pol, err := egress.NewPolicy(egress.Config{PortalThreshold: &portal, ForbiddenThreshold: &forbidden,
+		NonDeclassifiable: []egress.Category{egress.Credentials, egress.Confidential},
+		Labels:            []egress.LabelConfig{{Name: "deal", Patterns: []string{privateMarker}, Classification: 0.5, Category: egress.Confidential}},
+		Purposes:          map[egress.Purpose]egress.PurposeConfig{egress.ProviderRequest: {MaxUses: 1000, MaxBytes: 1 << 30}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	led, err := egressledger.Open(context.Background(), o.DB, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := evidence.LoadKey(filepath.Join(t.TempDir(), "evidence.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Egress, err = egress.New(egress.Options{Policy: pol, Ledger: led, Key: key, Events: o.Events, Now: o.Now, Principal: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func compromises(f *fixture) (n int) {
+	for _, e := range f.events.Events() {
+		if e.Type == TypeCompromise {
+			n++
+		}
+	}
+	return n
+}
+
+func categoryRefusals(f *fixture) (n int) {
+	for _, e := range f.events.Events() {
+		if e.Type == event.TypeRefusal && e.Reason == egress.ReasonCategory {
+			n++
+		}
+	}
+	return n
+}
