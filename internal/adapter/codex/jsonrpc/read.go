@@ -5,11 +5,24 @@ import (
 	"fmt"
 
 	"github.com/coagent8/coagent8/internal/adapter/jsonl"
+	"github.com/coagent8/coagent8/internal/crash"
 )
 
 // read dispatches records until r ends, then fails every pending call.
 func (c *Conn) read(r Reader) {
 	var err error
+	defer func() {
+		c.mu.Lock()
+		c.err = err
+		c.mu.Unlock()
+		close(c.done)
+	}()
+	// The handler runs here, on records the app-server (the agent's
+	// process) wrote: a panic in it ends this connection (Err PROCESS_ERROR
+	// internal.panic, pending calls ErrClosed), not the process that runs
+	// other jobs and calls. Nobody else can recover it: New started this
+	// goroutine. A nil Guard logs to standard error, diagnostic-redacted.
+	defer (*crash.Guard)(nil).Recover("codex app-server connection", func(e error) { err = e })
 	for {
 		var rec jsonl.Record
 		if rec, err = r.Next(); err != nil {
@@ -22,10 +35,6 @@ func (c *Conn) read(r Reader) {
 			break
 		}
 	}
-	c.mu.Lock()
-	c.err = err
-	c.mu.Unlock()
-	close(c.done)
 }
 
 // dispatch routes one record. A record that is not a JSON-RPC object ends
