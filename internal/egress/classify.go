@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
+	"io"
 	"regexp"
 	"slices"
 
@@ -106,13 +108,30 @@ func hasCredential(body []byte, isJSON bool) bool {
 	if !isJSON || !(bytes.Contains(body, []byte(`\u`)) || bytes.Contains(body, []byte(`\/`))) {
 		return false
 	}
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		return true
+	v, err := decodeJSON(body)
+	if err != nil {
+		return true // fail closed: what the provider decodes cannot be read here
 	}
 	var decoded bytes.Buffer
 	CollectStrings(v, &decoded)
 	return changes(decoded.Bytes())
+}
+
+// decodeJSON decodes body, a whole JSON value, reading numbers as
+// json.Number: a valid number beyond float64 (1E1000) failed
+// json.Unmarshal, and a body holding one next to a \u escape was refused
+// as if it carried a credential (red team 2026-12-06).
+func decodeJSON(body []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("data after the JSON value")
+	}
+	return v, nil
 }
 
 func changes(b []byte) bool {
