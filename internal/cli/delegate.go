@@ -91,8 +91,8 @@ func (l *lazyDelegation) open(ctx context.Context) (_ governor.DelegateDeps, err
 	if err := os.MkdirAll(cands, 0o700); err != nil {
 		return governor.DelegateDeps{}, fault.Wrap(fault.ProcessError, "delegate.candidates", "the candidate directory cannot be made", err)
 	}
-	if fi, err := os.Lstat(cands); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
-		return governor.DelegateDeps{}, fault.New(fault.ProcessError, "delegate.candidates", "the candidate directory "+cands+" is not a private directory of this user")
+	if err := privateDir(cands); err != nil {
+		return governor.DelegateDeps{}, err
 	}
 	return governor.DelegateDeps{Jobs: jobs, Gate: g, Runner: runner, WorkDir: filepath.Join(dir, "jobs"), CandidateDir: cands,
 		Runtime: func(ctx context.Context, backend string) (delegation.Runtime, error) {
@@ -282,4 +282,26 @@ func checkDelegateBudget(b job.Budget) error {
 		return err
 	}
 	return config.CheckBudgetCount("--max-minutes", int64(b.MaxMinutes), 0, config.MaxBudgetMinutes)
+}
+
+// privateDir checks that dir, in the shared temporary directory, is a
+// directory (not a link) of this user with mode 0700: another local user
+// who made it first would otherwise hold every candidate's layers (mode
+// other than 0700), or fail every job with a bare permission error
+// (owner). The error is PROCESS_ERROR delegate.candidates naming what is
+// wrong and the remedy.
+func privateDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return fault.New(fault.ProcessError, "delegate.candidates", "the candidate directory "+dir+" is not a directory; remove it, or set TMPDIR to a private directory")
+	}
+	if uid, ok := fileOwner(fi); ok && uid != os.Geteuid() {
+		return fault.New(fault.ProcessError, "delegate.candidates", fmt.Sprintf(
+			"the candidate directory %s belongs to uid %d, not to this user (uid %d): another user created it; have it removed, or set TMPDIR to a private directory", dir, uid, os.Geteuid()))
+	}
+	if fi.Mode().Perm() != 0o700 {
+		return fault.New(fault.ProcessError, "delegate.candidates", fmt.Sprintf(
+			"the candidate directory %s has mode %v, not 0700: remove it (coagent8 makes it anew), or set TMPDIR to a private directory", dir, fi.Mode().Perm()))
+	}
+	return nil
 }
