@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"github.com/coagent8/coagent8/internal/crash"
 	"io"
 	"regexp"
 	"slices"
@@ -52,7 +53,7 @@ func classify(p *Policy, src LineageSource, body []byte, isJSON bool) (classific
 	// independently: run them side by side (issue 10: decision latency
 	// for a 100 KB body).
 	cred := make(chan bool, 1)
-	go func() { cred <- hasCredential(body, isJSON) || view != nil && changes(view) }()
+	go scanCredential(cred, body, view, isJSON)
 	if p.dependsOnLineage() {
 		if src == nil {
 			<-cred // the scan reads body: never return while it runs
@@ -116,6 +117,26 @@ func hasCredential(body []byte, isJSON bool) bool {
 	CollectStrings(v, &decoded)
 	return changes(decoded.Bytes())
 }
+
+// scanCredential sends on cred whether body (or view, its decoded
+// strings, when not nil) carries a credential format. It runs on its own
+// goroutine over what a delegated agent wrote: a panic there would end
+// the MCP server and every job in it, so it is recovered and fails
+// closed (true: refused as carrying a credential).
+func scanCredential(cred chan<- bool, body, view []byte, isJSON bool) {
+	found := true
+	defer func() { cred <- found }()
+	defer noGuard.Recover("egress credential scan", nil)
+	found = credentialIn(body, isJSON) || view != nil && changes(view)
+}
+
+// credentialIn is hasCredential; a variable so a test can make the scan
+// panic.
+var credentialIn = hasCredential
+
+// noGuard logs a recovered panic to standard error through the
+// diagnostic redactor (the decider has no logger of its own).
+var noGuard *crash.Guard
 
 // decodeJSON decodes body, a whole JSON value, reading numbers as
 // json.Number: a valid number beyond float64 (1E1000) failed

@@ -26,3 +26,16 @@ func TestHasCredentialLargeNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestCredentialScanPanicFailsClosed: a panic in the credential scan,
+// which runs on its own goroutine over the agent's body, neither ends
+// the process nor admits the body: it reads as carrying a credential.
+func TestCredentialScanPanicFailsClosed(t *testing.T) {
+	defer func(f func([]byte, bool) bool) { credentialIn = f }(credentialIn)
+	credentialIn = func([]byte, bool) bool { panic("scanner bug") }
+	cred := make(chan bool, 1)
+	go scanCredential(cred, []byte(`{"text":"hello"}`), nil, true)
+	if got := <-cred; !got {
+		t.Errorf("scan that panicked reported %v, want true (fail closed)", got)
+	}
+}

@@ -189,3 +189,26 @@ func TestOutputLimit(t *testing.T) {
 		t.Errorf("exit %v, forwarded %d bytes", r.Exit, out.Len())
 	}
 }
+
+// panicWriter panics on its first Write, as a delegate job's activity
+// reader would on a bug in its parser of what the agent wrote.
+type panicWriter struct{ calls int }
+
+func (p *panicWriter) Write(b []byte) (int, error) {
+	p.calls++
+	panic("activity parser bug")
+}
+
+// TestOutputWriterPanic: a writer that panics (on the copier goroutine
+// the supervisor starts) does not end the process running the sandbox:
+// the pipe is still drained, so a command writing far past the pipe's
+// buffer exits normally, and nothing more reaches the writer.
+func TestOutputWriterPanic(t *testing.T) {
+	w := &panicWriter{}
+	var errOut bytes.Buffer
+	r := runUnqualified(t, newTestSandbox(t), testCtx(t), Spec{Path: "/usr/bin/head", Args: []string{"-c", "1048576", "/dev/zero"},
+		Stdout: w, Stderr: &errOut})
+	if r.Exit.Class != ExitExited || r.Exit.Code != 0 || w.calls != 1 {
+		t.Errorf("exit %v, writer called %d times; want ok after one call (stderr %q)", r.Exit, w.calls, errOut.String())
+	}
+}

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"github.com/coagent8/coagent8/internal/crash"
 	"io"
 	"os"
 	"path/filepath"
@@ -203,6 +204,21 @@ func newOutputBound(limit int64) *outputBound {
 }
 
 func (o *outputBound) copy(w io.Writer, r *os.File) {
+	for !o.copyUntilPanic(w, r) {
+		// w panicked (the caller's writer: a delegate job's activity
+		// reader parses what the agent wrote). Nothing more reaches it, but
+		// the pipe stays drained and counted, so the command neither
+		// blocks on a full pipe nor escapes the output bound, and the run
+		// ends as it would have.
+		w = io.Discard
+	}
+}
+
+// copyUntilPanic forwards r to w until r ends (true) or w panics (false,
+// the panic logged by the crash guard; the MCP server that runs delegate
+// jobs must outlive it).
+func (o *outputBound) copyUntilPanic(w io.Writer, r *os.File) (ended bool) {
+	defer noGuard.Recover("sandbox output writer", nil)
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := r.Read(buf)
@@ -210,10 +226,14 @@ func (o *outputBound) copy(w io.Writer, r *os.File) {
 			o.forward(w, buf[:n])
 		}
 		if err != nil {
-			return
+			return true
 		}
 	}
 }
+
+// noGuard logs a recovered panic to standard error through the
+// diagnostic redactor (the sandbox has no logger of its own).
+var noGuard *crash.Guard
 
 func (o *outputBound) forward(w io.Writer, b []byte) {
 	o.mu.Lock()
