@@ -32,6 +32,9 @@ type StdioTransport struct {
 	// MaxLine bounds one inbound line in bytes (0: [mcp.DefaultMaxLineLength]).
 	// A longer line is discarded and answered -32600.
 	MaxLine int
+	// DrainGrace bounds how long calls in flight may still be answered
+	// after In ends, before the SDK sees EOF (0: [DefaultDrainGrace]).
+	DrainGrace time.Duration
 }
 
 var _ mcp.Transport = (*StdioTransport)(nil)
@@ -44,7 +47,11 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	if limit <= 0 {
 		limit = mcp.DefaultMaxLineLength
 	}
-	c := &stdioConn{out: t.Out, incoming: make(chan readResult), closed: make(chan struct{}),
+	grace := t.DrainGrace
+	if grace <= 0 {
+		grace = DefaultDrainGrace
+	}
+	c := &stdioConn{out: t.Out, grace: grace, incoming: make(chan readResult), closed: make(chan struct{}),
 		settled: make(chan struct{}, 1), inflight: map[jsonrpc.ID]*call{}}
 	go c.readLoop(bufio.NewReaderSize(t.In, 64*1024), limit)
 	return c, nil
@@ -67,6 +74,7 @@ type call struct {
 
 type stdioConn struct {
 	out      io.Writer
+	grace    time.Duration // bounds drain
 	writeMu  sync.Mutex
 	incoming chan readResult
 
@@ -119,13 +127,13 @@ func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
 // that closed stdin can never answer it. A signal still ends the wait:
 // [Server.Serve] closes the connection.
 //
-// The wait is bounded by drainGrace: a host that died (kill -9) also
+// The wait is bounded by the connection's drain grace: a host that died (kill -9) also
 // closes stdin, and sends no SIGTERM after it, so a model turn still
 // running must not outlive it by its whole deadline, spending the
 // user's budget for nobody. Requests that answer at once (the piped
 // case) are answered; a long turn is cancelled when the grace ends.
 func (c *stdioConn) drain() {
-	grace := time.NewTimer(drainGrace)
+	grace := time.NewTimer(c.grace)
 	defer grace.Stop()
 	for {
 		c.mu.Lock()
@@ -144,8 +152,12 @@ func (c *stdioConn) drain() {
 	}
 }
 
-// drainGrace bounds [stdioConn.drain] (a variable for its test).
-var drainGrace = 3 * time.Second
+// DefaultDrainGrace bounds [stdioConn.drain] unless
+// [StdioTransport.DrainGrace] says otherwise. A per-connection value,
+// not a variable its test sets: the reader goroutine outlives the test
+// that started it, and read the variable while the test restored it
+// (a data race under -race).
+const DefaultDrainGrace = 3 * time.Second
 
 // wake signals drain without blocking.
 func (c *stdioConn) wake() {

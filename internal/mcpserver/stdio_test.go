@@ -243,12 +243,11 @@ func TestInitializeBadParamsIsInvalidParams(t *testing.T) {
 
 // TestDrainIsBounded: at EOF a request that is never answered (a turn
 // still running when the host died) holds the end of input back only
-// for drainGrace, then the SDK sees EOF (and cancels the turn).
+// for the drain grace, then the SDK sees EOF (and cancels the turn).
 func TestDrainIsBounded(t *testing.T) {
-	defer func(d time.Duration) { drainGrace = d }(drainGrace)
-	drainGrace = 100 * time.Millisecond
+	const drainGrace = 100 * time.Millisecond
 	pr, pw := io.Pipe()
-	conn, err := (&StdioTransport{In: pr, Out: io.Discard}).Connect(context.Background())
+	conn, err := (&StdioTransport{In: pr, Out: io.Discard, DrainGrace: drainGrace}).Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
