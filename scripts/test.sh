@@ -91,7 +91,7 @@ fi
 mapfile -t test_pkgs < <(grep -v -x -F -f <(for p in "${bench_only[@]}"; do go list "$p"; done; echo __none__) <<<"$all_pkgs")
 
 race_pkgs=()
-for p in ./internal/process ./internal/turn ./internal/gate/... ./internal/session/... ./internal/config ./internal/egress/... ./internal/allowance; do
+for p in ./internal/process ./internal/turn ./internal/gate/... ./internal/session/... ./internal/config ./internal/egress/... ./internal/allowance ./internal/mcpserver ./internal/adapter/codex/jsonrpc; do
 	compgen -G "${p%/...}/*.go" >/dev/null && race_pkgs+=("$p")
 done
 
