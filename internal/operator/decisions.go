@@ -18,6 +18,10 @@ type DecisionRow struct {
 	Purpose, Effect, Reason string
 	Bytes                   int64
 	Evidence                string
+	// Suppressed is how many refusals of the job were left out of the
+	// record before this one (egress refusal limit), or, on an
+	// egress.refusals_suppressed row, left out at its end.
+	Suppressed int64
 }
 
 // AccountRow is one disclosure account: a purpose's ceiling and use.
@@ -49,12 +53,19 @@ type decisionTally struct {
 
 const keepRefusals = 200
 
-const decisionCols = `id, at, purpose, effect, reason, bytes, evidence`
+// decisionCols are the columns scanDecision reads: suppressed reads 0 on
+// a database from before the egress refusal limit (has: [tables]).
+func decisionCols(has map[string]bool) string {
+	if has[suppressedCol] {
+		return `id, at, purpose, effect, reason, bytes, evidence, suppressed`
+	}
+	return `id, at, purpose, effect, reason, bytes, evidence, 0`
+}
 
 func scanDecision(rows *sql.Rows) (DecisionRow, error) {
 	var d DecisionRow
 	var at string
-	err := rows.Scan(&d.ID, &at, &d.Purpose, &d.Effect, &d.Reason, &d.Bytes, &d.Evidence)
+	err := rows.Scan(&d.ID, &at, &d.Purpose, &d.Effect, &d.Reason, &d.Bytes, &d.Evidence, &d.Suppressed)
 	d.Time, _ = time.Parse(time.RFC3339Nano, at)
 	return d, err
 }
@@ -66,7 +77,7 @@ func (t *decisionTally) update(ctx context.Context, db *sql.DB, has map[string]b
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	rows, err := db.QueryContext(ctx, `SELECT `+decisionCols+` FROM egress_record WHERE id > ? ORDER BY id`, t.lastID)
+	rows, err := db.QueryContext(ctx, `SELECT `+decisionCols(has)+` FROM egress_record WHERE id > ? ORDER BY id`, t.lastID)
 	if err != nil {
 		return stateErr(err)
 	}
@@ -107,24 +118,48 @@ func (t *decisionTally) compact() {
 	}
 }
 
+// add counts d. Refusals the egress refusal limit left out of the record
+// count too, under their effect ("deny") and the reason
+// egress.refusals_suppressed (their own reasons were not kept): d's
+// carried count, or a summary row's count in place of the row itself.
 func (t *decisionTally) add(d DecisionRow) {
 	t.lastID = d.ID
-	if _, ok := t.effects[d.Effect]; !ok {
-		d.Effect = t.strs.get(d.Effect) // a map key kept for good
+	n := 1
+	if d.Reason == reasonRefusalsSuppressed {
+		n = int(d.Suppressed)
+	} else if d.Suppressed > 0 {
+		t.count("deny", reasonRefusalsSuppressed, int(d.Suppressed))
 	}
-	t.effects[d.Effect]++
+	d.Effect, d.Reason = t.count(d.Effect, d.Reason, n)
 	if d.Effect == "allow" {
 		return
 	}
-	if _, ok := t.reasons[d.Reason]; !ok {
-		d.Reason = t.strs.get(d.Reason)
-	}
-	t.reasons[d.Reason]++
 	t.refusals = append(t.refusals, d)
 	if len(t.refusals) > 2*keepRefusals {
 		t.refusals = append([]DecisionRow(nil), t.refusals[len(t.refusals)-keepRefusals:]...)
 	}
 }
+
+// count adds n decisions of effect (and, unless allowed, reason) and
+// returns both as interned strings.
+func (t *decisionTally) count(effect, reason string, n int) (string, string) {
+	if _, ok := t.effects[effect]; !ok {
+		effect = t.strs.get(effect) // a map key kept for good
+	}
+	t.effects[effect] += n
+	if effect == "allow" {
+		return effect, reason
+	}
+	if _, ok := t.reasons[reason]; !ok {
+		reason = t.strs.get(reason)
+	}
+	t.reasons[reason] += n
+	return effect, reason
+}
+
+// reasonRefusalsSuppressed is egress.ReasonRefusalsSuppressed (the
+// dashboard reads the tables, it does not import their owners).
+const reasonRefusalsSuppressed = "egress.refusals_suppressed"
 
 // summary returns the counts by effect, the refusal reasons most frequent
 // first, and the newest refusals first.
@@ -155,7 +190,7 @@ func recentDecisions(ctx context.Context, db *sql.DB, has map[string]bool, limit
 	if !has["egress_record"] {
 		return nil, nil
 	}
-	rows, err := db.QueryContext(ctx, `SELECT `+decisionCols+` FROM egress_record ORDER BY id DESC LIMIT ?`, limit)
+	rows, err := db.QueryContext(ctx, `SELECT `+decisionCols(has)+` FROM egress_record ORDER BY id DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, stateErr(err)
 	}

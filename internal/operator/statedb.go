@@ -16,8 +16,27 @@ import (
 // creates the tables through their owners, so a schema change there fails
 // the tests here.
 
-// tables returns the names of the state database's tables.
+// suppressedCol is the key tables sets when egress_record has the
+// suppressed column (egress ledger schema 2): an older database the
+// dashboard only reads has none.
+const suppressedCol = "egress_record.suppressed"
+
+// tables returns the names of the state database's tables, and
+// [suppressedCol] when that column exists.
 func tables(ctx context.Context, db *sql.DB) (map[string]bool, error) {
+	out, err := tableNames(ctx, db)
+	if err != nil || !out["egress_record"] {
+		return out, err
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('egress_record') WHERE name = 'suppressed'`).Scan(&n); err != nil {
+		return nil, stateErr(err)
+	}
+	out[suppressedCol] = n > 0
+	return out, nil
+}
+
+func tableNames(ctx context.Context, db *sql.DB) (map[string]bool, error) {
 	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table'`)
 	if err != nil {
 		return nil, stateErr(err)
