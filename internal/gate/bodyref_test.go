@@ -262,6 +262,13 @@ func (s *fetchScanRef) value(key, parent string, depth int) (string, error) {
 				if k, ok = kt.(string); err != nil || !ok {
 					return "", errFetchScan
 				}
+				if opaque(s.p, k) {
+					var skip json.RawMessage
+					if err := s.dec.Decode(&skip); err != nil {
+						return "", errFetchScan
+					}
+					continue
+				}
 			}
 			if what, err := s.value(k, key, depth+1); what != "" || err != nil {
 				return what, err
@@ -318,6 +325,7 @@ func FuzzProviderFetchAgainstDecoder(f *testing.F) {
 		`{"input":[{"type":"item_reference","id":"msg_1"},{"type":"input_file","file_id":"file-1"}]}`,
 		`{"content":[{"type":"document","source":{"type":"file","file_id":"f"}},{"type":"container_upload","file_id":"f"}]}`,
 		`{"input":[{"type":"input_image","file_id":null,"image_url":"data:x"}],"tools":[{"parameters":{"properties":{"file_id":{"type":"string"}}}}]}`,
+		`{"messages":[{"content":[{"type":"tool_use","input":{"source":{"type":"url"}},"x":{"source":{"type":"url"}}}]}]}`,
 		`{"input":[{"type":"message","id":"msg_1","content":"x"},{"id":"msg_2"}]}`, `{"input":[{"type":null,"i\u0064":"m"}]}`,
 		`{"input":[{"type":"reasoning","id":"rs_1","encrypted_content":null,"summary":[{"id":"x"}]}]}`,
 		`{"input":[{"type":"reasoning","type":"message","id":"rs_1","encrypted_content":"e"}],"x":{"input":[{"id":"m"}]}}`,

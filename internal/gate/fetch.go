@@ -135,6 +135,12 @@ func (s *fetchScan) container(key string, depth int, item bool) (string, error) 
 				return "", err
 			}
 		}
+		if obj && opaque(s.p, k) {
+			if _, ok := c.value(); !ok {
+				return "", errFetchScan
+			}
+			continue
+		}
 		if what, err := s.value(k, key, depth+1); what != "" || err != nil {
 			return what, err
 		}
@@ -256,6 +262,13 @@ func openAIReach(key, parent, v string) string {
 // stateWhats are the findings of the scan that name content the provider
 // holds rather than a URL it fetches (request.provider_state).
 var stateWhats = map[string]bool{"file source": true, "container_upload": true, "item_reference": true, "file_id": true, "reasoning item id": true}
+
+// opaque reports whether the value of member k is arguments the model
+// wrote, which provider p passes to the client's tool and never reads as
+// content: an Anthropic tool_use block's "input" (OpenAI's arguments are
+// strings). A tool taking {"source":{"type":"url"}} was refused as if the
+// provider would fetch it (red team 2026-12-06).
+func opaque(p Provider, k string) bool { return p == Anthropic && k == "input" }
 
 func fetchKey(k string) bool { return k == "image_url" || k == "file_url" }
 
