@@ -66,7 +66,10 @@ func newGovernanceRuleCmd(a *app, list string) *cobra.Command {
 			"MODEL must be a model coagent8 knows (its price list, unpriced ones\n" +
 			"included, or a rule you already have), else it is refused with the\n" +
 			"nearest known id: a misspelt rule would never apply. --unlisted takes\n" +
-			"a model newer than the price list.",
+			"a model newer than the price list. An allow rule matches only the\n" +
+			"exact id the backend runs, so allow refuses another spelling of it\n" +
+			"(the price list's anthropic/claude-sonnet-5.5 for claude-sonnet-5-5),\n" +
+			"naming the id to use; deny and ask also cover other spellings.",
 		Example: "  coagent8 governance " + list + " claude-sonnet-5-5",
 		Args:    wantArgs("MODEL"),
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -78,12 +81,17 @@ func newGovernanceRuleCmd(a *app, list string) *cobra.Command {
 }
 
 // governanceRule applies `governance LIST MODEL`; unless unlisted, MODEL
-// must be a known model.
+// must be a known model, and on allow it must be the id a backend runs.
 func (a *app) governanceRule(list, model string, unlisted bool) error {
 	// An invalid id is SetModelRule's refusal (model.invalid), not "unknown".
-	if !unlisted && policy.ValidID(model) {
-		if k := a.knownModels(); !k.knows(model) {
+	if policy.ValidID(model) {
+		k := a.knownModels()
+		run := k.runID(model)
+		if !unlisted && !k.knows(model) && !k.knows(run) {
 			return usageError{unknownModel(model, k)}
+		}
+		if list == "allow" && !strings.EqualFold(run, model) {
+			return usageError{misspeltAllow(model, run, unlisted)}
 		}
 	}
 	path := a.env.ConfigPath()
@@ -159,6 +167,7 @@ func (a *app) governanceShow(w io.Writer) error {
 		}{{"deny", deny}, {"ask", ask}, {"allow", allow}} {
 			fmt.Fprintf(w, "  %-5s %s\n", l.name, listText(l.ids))
 		}
+		writeMisspeltAllow(w, allow, a.knownModels())
 		fmt.Fprintf(w, "Limits: askAbovePrice %s USD per million output tokens, priceMultiplier %s x the backend default's price\n",
 			f.Governance.AskAbovePrice().FloatString(2), f.Governance.PriceMultiplier().FloatString(2))
 	}
@@ -166,6 +175,23 @@ func (a *app) governanceShow(w io.Writer) error {
 	writePriceStatus(w, st)
 	fmt.Fprintln(w, "Edit: coagent8 governance allow|ask|deny MODEL")
 	return f.GovernanceErr()
+}
+
+// writeMisspeltAllow warns of each allow rule that is not the id a backend
+// runs (written by hand, or before `governance allow` refused other
+// spellings): it never applies, so the model is still asked about.
+func writeMisspeltAllow(w io.Writer, allow []string, k knownModels) {
+	for _, id := range allow {
+		run := k.runID(id)
+		if strings.EqualFold(run, id) {
+			continue
+		}
+		cmd := "coagent8 governance allow " + run
+		if !k.knows(run) {
+			cmd += " --unlisted"
+		}
+		fmt.Fprintf(w, "Warning: the allow rule %s never applies: the backend runs %s (`%s`)\n", id, run, cmd)
+	}
 }
 
 func listText(ids []string) string {

@@ -18,6 +18,14 @@ import (
 // deny a model the user believes is blocked but is not.
 const ReasonUnknownModel = "governance.unknown_model"
 
+// ReasonModelSpelling is the reason `governance allow MODEL` refuses an id
+// in another spelling than the one a backend CLI runs (the price list's
+// "anthropic/claude-sonnet-5.5" for claude-sonnet-5-5): an allow rule
+// matches only the exact id (allow is the boundary that lets a model run
+// without asking, so it is never widened), and such a rule would never
+// apply. deny and ask cover other spellings and take them.
+const ReasonModelSpelling = "governance.model_spelling"
+
 // knownModels is what coagent8 knows to be a model id: the price list in
 // force and the embedded one (a refreshed list may have dropped an old
 // model), the embedded list's deliberately unpriced current models, and
@@ -57,6 +65,23 @@ func (k knownModels) knows(id string) bool {
 	return false
 }
 
+// runID returns the id a backend CLI runs for id ([price.Catalog.RunID]),
+// as the first catalog that knows the model spells it, else stripped of
+// what no CLI runs. The unpriced ids are in that form already.
+func (k knownModels) runID(id string) string {
+	run := id
+	for i, c := range k.catalogs {
+		r, known := c.RunID(id)
+		if known {
+			return r
+		}
+		if i == 0 {
+			run = r
+		}
+	}
+	return run
+}
+
 // closest returns the known id nearest to id in edit distance, or "" when
 // none is near enough to be a misspelling of it.
 func (k knownModels) closest(id string) string {
@@ -89,4 +114,18 @@ func unknownModel(id string, k knownModels) *fault.Error {
 		fe = fe.With("suggestion", s)
 	}
 	return fe
+}
+
+// misspeltAllow is the INVALID_INPUT refusal of an allow rule for model,
+// which a backend CLI runs as run (details "model" and "suggestion"). The
+// command it names keeps --unlisted when it was given.
+func misspeltAllow(model, run string, unlisted bool) *fault.Error {
+	cmd := "coagent8 governance allow " + run
+	if unlisted {
+		cmd += " --unlisted"
+	}
+	return fault.New(fault.InvalidInput, ReasonModelSpelling, fmt.Sprintf(
+		"%q is not the id a backend runs (did you mean %q?): an allow rule matches only the exact id the backend CLI runs, "+
+			"not a price list's spelling, so it would never apply; nothing was written. Run `%s`", model, run, cmd)).
+		With("model", model).With("suggestion", run)
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,5 +113,78 @@ func writeTestConfig(t *testing.T, path, body string) {
 	}
 	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGovernanceAllowRunID (newcomer report): an allow rule matches only
+// the exact id the backend CLI runs, so allow refuses another spelling of
+// a model — the price list's author prefix and version dots, a routing
+// variant — as a usage error (INVALID_INPUT governance.model_spelling)
+// naming the id to allow, and writes nothing. deny and ask cover other
+// spellings and take them.
+func TestGovernanceAllowRunID(t *testing.T) {
+	tests := []struct {
+		args []string
+		run  string // "" = accepted
+	}{
+		{[]string{"allow", "openai/gpt-6.1-sol"}, "gpt-6.1-sol"},
+		{[]string{"allow", "claude-sonnet-5.5"}, "claude-sonnet-5-5"},
+		{[]string{"allow", "anthropic/claude-sonnet-5.5"}, "claude-sonnet-5-5"},
+		{[]string{"allow", "gpt-6-1-sol"}, "gpt-6.1-sol"},
+		{[]string{"allow", "gpt-6.1-sol:nitro"}, "gpt-6.1-sol"},
+		{[]string{"allow", "anthropic/claude-sonnet-4.5-high"}, "claude-sonnet-4-5-high"},
+		{[]string{"allow", "openai/gpt-5.6-luna"}, "gpt-5.6-luna"}, // unpriced
+		{[]string{"allow", "openai/gpt-7-new", "--unlisted"}, "gpt-7-new"},
+		{[]string{"allow", "claude-sonnet-5-5"}, ""},
+		{[]string{"allow", "gpt-6.1-sol-high"}, ""},
+		{[]string{"allow", "claude-sonnet-4-5-20250929"}, ""},
+		{[]string{"deny", "anthropic/claude-sonnet-5.5"}, ""},
+		{[]string{"ask", "claude-sonnet-5.5"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			env := config.FromList([]string{"HOME=" + t.TempDir()})
+			code, _, errs := runCLI(t, env, "", append([]string{"governance"}, tt.args...)...)
+			_, statErr := os.Stat(env.ConfigPath())
+			got := []any{code, statErr == nil}
+			want := []any{ExitOK, true}
+			if tt.run != "" {
+				want = []any{ExitUsage, false}
+				cmd := "coagent8 governance allow " + tt.run
+				if slices.Contains(tt.args, "--unlisted") {
+					cmd += " --unlisted"
+				}
+				for _, s := range []string{`did you mean "` + tt.run + `"?`, "`" + cmd + "`", "(reason: governance.model_spelling)"} {
+					if !strings.Contains(errs, s) {
+						t.Errorf("stderr lacks %q: %s", s, errs)
+					}
+				}
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("exit, file written (-want +got):\n%s\nstderr: %s", d, errs)
+			}
+		})
+	}
+}
+
+// TestGovernanceShowFlagsAllowSpelling: an allow rule written before
+// allow refused other spellings (or by hand) is flagged by show, naming
+// the id to allow; a rule in the CLI's spelling is not.
+func TestGovernanceShowFlagsAllowSpelling(t *testing.T) {
+	env := config.FromList([]string{"HOME=" + t.TempDir()})
+	writeTestConfig(t, env.ConfigPath(), `{"governance":{"models":{"allow":["anthropic/claude-sonnet-5.5","gpt-6.1-sol","openai/gpt-7"]}}}`)
+	code, out, _ := runCLI(t, env, "", "governance", "show")
+	var got []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "Warning: ") {
+			got = append(got, line)
+		}
+	}
+	want := []string{
+		"Warning: the allow rule anthropic/claude-sonnet-5.5 never applies: the backend runs claude-sonnet-5-5 (`coagent8 governance allow claude-sonnet-5-5`)",
+		"Warning: the allow rule openai/gpt-7 never applies: the backend runs gpt-7 (`coagent8 governance allow gpt-7 --unlisted`)",
+	}
+	if d := cmp.Diff(want, got); code != ExitOK || d != "" {
+		t.Errorf("exit %d, warnings (-want +got):\n%s\n%s", code, d, out)
 	}
 }

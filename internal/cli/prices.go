@@ -96,8 +96,11 @@ func newPricesShowCmd(a *app) *cobra.Command {
 			c, st := price.Load(price.CachePath(a.env.StateDir()))
 			writePriceStatus(a.io.Out, st)
 			writeLimits(a.io.Out, a.env)
+			// The run id comes first: it is what `governance allow` takes
+			// (an allow rule matches it exactly), not the list's own id.
+			fmt.Fprintln(a.io.Out, "Models: the id the backend CLI runs (use it with coagent8 governance), the price list's id, the output price:")
 			for _, p := range c.IDs() {
-				fmt.Fprintf(a.io.Out, "  %-48s %10s USD/M output\n", p.ID, p.PerMillion.FloatString(2))
+				fmt.Fprintf(a.io.Out, "  %-32s %-40s %10s USD/M output\n", p.RunID, p.ID, p.PerMillion.FloatString(2))
 			}
 			return nil
 		},

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/price"
 	"github.com/coagent8/coagent8/internal/redact"
@@ -92,6 +94,32 @@ func TestPricesShowCountMatchesList(t *testing.T) {
 		if code != ExitOK || rows == 0 || !strings.Contains(out, fmt.Sprintf(", %d priced ids.", rows)) {
 			t.Errorf("refresh=%v: exit %d, %d rows listed, header disagrees:\n%s", refresh, code, rows, out)
 		}
+	}
+}
+
+// TestPricesShowRunIDs (newcomer report): each row names, before the
+// price list's own id, the id a backend CLI runs, which is the one a
+// governance allow rule takes: copying the list's
+// anthropic/claude-sonnet-5.5 gave a rule that never applied.
+func TestPricesShowRunIDs(t *testing.T) {
+	out, _, code := runPrices(t, testEnv(t), "prices", "show")
+	rows := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) == 5 && strings.HasSuffix(line, " USD/M output") {
+			rows[f[1]] = f[0]
+		}
+	}
+	got := map[string]string{}
+	for _, id := range []string{"anthropic/claude-sonnet-5.5", "openai/gpt-6.1-sol", "google/gemini-2.5-pro"} {
+		got[id] = rows[id]
+	}
+	want := map[string]string{"anthropic/claude-sonnet-5.5": "claude-sonnet-5-5", "openai/gpt-6.1-sol": "gpt-6.1-sol",
+		"google/gemini-2.5-pro": "gemini-2.5-pro"}
+	if d := cmp.Diff(want, got); code != ExitOK || d != "" {
+		t.Errorf("exit %d, run id by price list id (-want +got):\n%s\n%s", code, d, out)
+	}
+	if !strings.Contains(out, "coagent8 governance") {
+		t.Errorf("show does not say which id governance takes:\n%s", out)
 	}
 }
 

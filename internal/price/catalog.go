@@ -160,7 +160,7 @@ func (c *Catalog) IDs() []Priced {
 	for _, e := range c.exact {
 		if !seen[e.id] {
 			seen[e.id] = true
-			out = append(out, Priced{ID: e.id, PerMillion: new(big.Rat).Set(e.perMillion)})
+			out = append(out, Priced{ID: e.id, RunID: e.runName(), PerMillion: new(big.Rat).Set(e.perMillion)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
@@ -169,6 +169,9 @@ func (c *Catalog) IDs() []Priced {
 
 // Priced is one catalog id and its output price in USD per million tokens.
 type Priced struct {
-	ID         string
+	ID string // as the list spells it: "anthropic/claude-sonnet-5.5"
+	// RunID is the id a backend CLI runs, the one an allow rule takes
+	// (see [Catalog.Names]): "claude-sonnet-5-5".
+	RunID      string
 	PerMillion *big.Rat
 }

@@ -49,3 +49,51 @@ func TestKnowsAndNames(t *testing.T) {
 		t.Error("a nil catalog knows something")
 	}
 }
+
+// TestRunID: RunID gives the id a backend CLI runs for an id as the price
+// list (or a user copying from it) spells it: no author or router prefix,
+// no routing variant, the version spelt as the CLI spells it (Anthropic
+// with dashes, OpenAI and Google with dots), a dated, -latest or effort
+// suffix kept. known says whether the catalog knows the model; an unknown
+// id only loses what no CLI ever runs.
+func TestRunID(t *testing.T) {
+	emb := Embedded()
+	tests := []struct {
+		id, want string
+		known    bool
+	}{
+		{"claude-sonnet-5-5", "claude-sonnet-5-5", true},
+		{"CLAUDE-SONNET-5-5", "CLAUDE-SONNET-5-5", true},
+		{"claude-sonnet-5.5", "claude-sonnet-5-5", true},
+		{"anthropic/claude-sonnet-5.5", "claude-sonnet-5-5", true},
+		{"anthropic/claude-sonnet-4.5-20250929", "claude-sonnet-4-5-20250929", true},
+		{"claude-sonnet-4-5-20250929", "claude-sonnet-4-5-20250929", true},
+		{"gpt-6.1-sol", "gpt-6.1-sol", true},
+		{"openai/gpt-6.1-sol", "gpt-6.1-sol", true},
+		{"gpt-6-1-sol", "gpt-6.1-sol", true},
+		{"gpt-6.1-sol:nitro", "gpt-6.1-sol", true},
+		{"gpt-5.2-high", "gpt-5.2-high", true},
+		{"gpt-5-2-high", "gpt-5.2-high", true},
+		{"gpt-5.1-codex-max", "gpt-5.1-codex-max", true},
+		{"gpt-5-1-codex-max", "gpt-5.1-codex-max", true},
+		{"gpt-5.4-2026-03-05", "gpt-5.4-2026-03-05", true},
+		{"google/gemini-2.5-pro", "gemini-2.5-pro", true},
+		{"gemini-2-5-pro", "gemini-2.5-pro", true},
+		{"gpt-5-mini", "gpt-5-mini", true},
+		{"openai/gpt-7-new", "gpt-7-new", false},
+		{"claude-opus-9.1", "claude-opus-9-1", false},
+		{"totally-unknown", "totally-unknown", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			run, known := emb.RunID(tt.id)
+			if d := cmp.Diff([]any{tt.want, tt.known}, []any{run, known}); d != "" {
+				t.Errorf("RunID (-want +got):\n%s", d)
+			}
+		})
+	}
+	var nilCat *Catalog
+	if run, known := nilCat.RunID("openai/gpt-5.1"); run != "gpt-5.1" || known {
+		t.Errorf("nil catalog: RunID = %q, %v; want gpt-5.1, false", run, known)
+	}
+}
