@@ -53,7 +53,7 @@ func TestDoctorNamesConfigCause(t *testing.T) {
 		{"not JSON", "{not json", "config.json:1:2: invalid JSON: invalid character", "config.invalid_json"},
 		{"truncated", `{"governance":{"models":`, "config.json:1:25: invalid JSON: unexpected EOF: the file ends before its JSON value does", "config.invalid_json"},
 		{"an array", `[1]`, "not a JSON object", "config.governance_invalid"},
-		{"literal credential", `{"gate":{"credentials":{"anthropic":"` + key + `"}}}`, "gate.credentials.anthropic", "config.governance_invalid"},
+		{"literal credential", `{"gate":{"credentials":{"anthropic":"` + key + `"}}}`, "gate.credentials.anthropic", "config.literal_credential"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

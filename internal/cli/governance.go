@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -23,7 +24,7 @@ func (a *app) governance(st *stack) error {
 	path := a.env.ConfigPath()
 	cfg, err := a.env.Load()
 	if err != nil {
-		st.log.Warn("configuration problem", "path", path, "error", err.Error())
+		st.log.Warn("configuration problem", configProblem(path, err)...)
 	}
 	st.cfg = cfg
 	if st.consent, err = consent.New(consent.Options{Sink: st.events, ConfigPath: path}); err != nil {
@@ -36,6 +37,18 @@ func (a *app) governance(st *stack) error {
 		Events: st.events, DefaultBackend: cfg.DefaultBackend, Verifier: a.verifier(st.log, st.events), Delegation: del.open,
 		Logger: st.log})
 	return err
+}
+
+// configProblem is the log attributes of the configuration's load error:
+// its path, its reason when it has one (config.literal_credential, as the
+// refusals that follow name it) and the error.
+func configProblem(path string, err error) []any {
+	attrs := []any{"path", path}
+	var fe *fault.Error
+	if errors.As(err, &fe) {
+		attrs = append(attrs, "reason", fe.Reason)
+	}
+	return append(attrs, "error", err.Error())
 }
 
 // lazyCatalog loads the price catalog when a decision first needs it, so

@@ -63,8 +63,9 @@ type File struct {
 // POLICY_DENIED *fault.Error that every turn must return until the user
 // fixes the file: reason config.invalid_json (details "line" and
 // "column") when the file does not parse as JSON, config.missing when
-// $COAGENT8_CONFIG names no file, else config.governance_invalid (detail
-// "key").
+// $COAGENT8_CONFIG names no file, config.literal_credential (detail "key",
+// the path of the value, which is never quoted) when it holds a literal
+// credential, else config.governance_invalid (detail "key").
 // Tools still list: only turns are refused.
 func (f File) GovernanceErr() error { return f.governanceErr }
 
@@ -113,11 +114,11 @@ func loadFile(path, shown string) (File, error) {
 	}
 	if err != nil {
 		err = fmt.Errorf("config: not a JSON object: %w", err)
-	} else {
-		err = literalCredential(b) // the whole file is refused
-	}
-	if err != nil {
 		return f.unusable(err, governanceFault("config", "the configuration file cannot be used: "+publicCause(err), err))
+	}
+	var lit *fault.Error
+	if errors.As(literalCredential(b), &lit) { // the whole file is refused
+		return f.unusable(lit, literalFault(lit))
 	}
 	if raw, ok := top["egress"]; ok {
 		f.egress = slices.Clone(raw)

@@ -55,8 +55,12 @@ func TestLiteralCredentialRefusesTheFile(t *testing.T) {
 			if _, gerr := f.GateCredentials(); gerr == nil {
 				t.Error("GateCredentials usable from a refused file")
 			}
-			if f.GovernanceErr() == nil {
-				t.Error("governance usable from a refused file")
+			// Turns are refused with the file's own reason and key, not
+			// config.governance_invalid (newcomer report).
+			ge := fault.From(f.GovernanceErr())
+			if ge == nil || ge.Code != fault.PolicyDenied || ge.Reason != "config.literal_credential" || ge.Details["key"] != tt.wantKey ||
+				!strings.Contains(ge.Message, "REDACTED") || strings.Contains(ge.Message, strings.Repeat("L", 20)) {
+				t.Errorf("GovernanceErr() = %v, want POLICY_DENIED config.literal_credential naming %s, the value redacted", f.GovernanceErr(), tt.wantKey)
 			}
 		})
 	}

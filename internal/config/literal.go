@@ -35,6 +35,15 @@ func literalCredential(b []byte) error {
 		With("key", path)
 }
 
+// literalFault is the POLICY_DENIED refusal of turns for the file whose
+// literal credential lit reports: the same reason and key as lit, which
+// the gate commands return, so every command names the file's problem
+// alike (it was config.governance_invalid for turns; newcomer report).
+func literalFault(lit *fault.Error) *fault.Error {
+	return fault.Wrap(fault.PolicyDenied, lit.Reason, "turns are refused until the configuration is fixed: "+lit.Message, lit).
+		With("key", lit.Details["key"])
+}
+
 // frame is one open object or array of the token walk: path is its own
 // path, key the current member's name, n the next array index.
 type frame struct {

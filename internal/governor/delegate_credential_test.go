@@ -58,7 +58,7 @@ func TestDelegateNoCredential(t *testing.T) {
 		{"codex needs openai", `{` + allow + `,"gate":{"credentials":{"anthropic":"env:K"}}}`, "codex",
 			"AUTH_REQUIRED delegate.no_credential", nil, []string{"AUTH_REQUIRED delegate.no_credential gate.credentials"}},
 		{"literal credential: the whole file is unusable", `{` + allow + `,"gate":{"credentials":{"anthropic":"sk-ant-literal"}},"delegate":{}}`, "claude",
-			"POLICY_DENIED config.governance_invalid", nil, []string{"POLICY_DENIED config.governance_invalid "}},
+			"POLICY_DENIED config.literal_credential", nil, []string{"POLICY_DENIED config.literal_credential "}},
 		{"gate not an object", `{` + allow + `,"gate":[],"delegate":{}}`, "claude",
 			"INVALID_INPUT config.gate", nil, []string{"INVALID_INPUT config.gate gate.credentials"}},
 		{"unknown gate key", `{` + allow + `,"gate":{"credential":{"anthropic":"env:K"}},"delegate":{}}`, "claude",
