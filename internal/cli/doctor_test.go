@@ -115,3 +115,63 @@ func TestDoctorWarnsUnsafeUpstream(t *testing.T) {
 		})
 	}
 }
+
+// TestDoctorContainmentTruthful: with gate.credentials.anthropic
+// declaring a variable that is unset, doctor reports Claude Code on its
+// profile because the credential cannot be read (as delegate refuses the
+// job, delegate.credential_unresolved) and says how to fix it; with the
+// variable set but no claude CLI, the reason is the missing CLI, not the
+// sandbox. The credential's value is never printed.
+func TestDoctorContainmentTruthful(t *testing.T) {
+	const cfg = `{"gate":{"credentials":{"anthropic":"env:C8_TEST_ANTHROPIC_KEY"}}}`
+	key := "sk-ant-api03-" + strings.Repeat("S", 40)
+	tests := []struct {
+		name, code, reason, advice string
+		env                        []string
+	}{
+		{"declared variable unset", "containment.credential_unresolved",
+			"the credential gate.credentials.anthropic declares, env:C8_TEST_ANTHROPIC_KEY, cannot be read", "Claude Code turns run on its own read-only profile", nil},
+		{"no claude CLI", "containment.cli_not_found", "the claude CLI was not found", "No backend CLI is installed",
+			[]string{"C8_TEST_ANTHROPIC_KEY=" + key}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := testEnv(t, append([]string{"PATH=/nonexistent-c8"}, tt.env...)...)
+			if err := os.WriteFile(env.ConfigPath(), []byte(cfg), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs := runCLI(t, env, "", "doctor")
+			if code != ExitOK {
+				t.Fatalf("doctor: exit %d: %s", code, errs)
+			}
+			var rep struct {
+				Containment []struct {
+					Backend, Containment, Reason, ReasonCode string
+				} `json:"containment"`
+				Recommendations []string `json:"recommendations"`
+			}
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			got := map[string]string{}
+			for _, c := range rep.Containment {
+				if c.Backend == "claude" {
+					got = map[string]string{"containment": c.Containment, "code": c.ReasonCode}
+					if !strings.HasPrefix(c.Reason, tt.reason) {
+						t.Errorf("reason %q, want it to begin %q", c.Reason, tt.reason)
+					}
+				}
+			}
+			want := map[string]string{"containment": "profile", "code": tt.code}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("claude containment (-want +got)\n%s", diff)
+			}
+			if !strings.Contains(strings.Join(rep.Recommendations, "\n"), tt.advice) {
+				t.Errorf("recommendations %q, want one saying %q", rep.Recommendations, tt.advice)
+			}
+			if strings.Contains(out, key) {
+				t.Errorf("the credential's value is in the report:\n%s", out)
+			}
+		})
+	}
+}

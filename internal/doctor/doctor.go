@@ -105,6 +105,7 @@ func Run(ctx context.Context, o Options) Report {
 	}
 	wg.Wait()
 	summarise(&r, o.Default)
+	r.Recommendations = append(r.Recommendations, containmentAdvice(r.Containment)...)
 	if msg := refusal(o.Refusal); msg != "" {
 		// Fixing the backends first would not help: every turn is refused
 		// until the configuration is fixed, so that comes first.

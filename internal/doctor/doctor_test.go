@@ -200,3 +200,48 @@ func TestRefusalOtherError(t *testing.T) {
 		t.Errorf("recommendations %q", r.Recommendations)
 	}
 }
+
+// TestContainmentAdvice: a declared gate credential that cannot be read
+// keeps Claude Code on its own profile, and doctor says so and how to fix
+// it, besides the login its profile then needs; a missing CLI gets the
+// install advice only, and a kernel or deliberately profile-contained
+// backend none.
+func TestContainmentAdvice(t *testing.T) {
+	const unreadable = "the credential gate.credentials.anthropic declares, env:C8_KEY, cannot be read (unset, missing or empty): " +
+		"set it before starting coagent8, or change gate.credentials.anthropic"
+	const login = "Claude Code is installed but not logged in: log in to Claude Code (run claude and use /login), then run doctor again."
+	tests := []struct {
+		name    string
+		backend fakeBackend
+		c       Containment
+		want    []string
+	}{
+		{"credential unresolved, not logged in", installed("claude", "unauthenticated", true, true),
+			Containment{Backend: "claude", Kind: "profile", Reason: unreadable, ReasonCode: "containment.credential_unresolved"},
+			[]string{login, "Claude Code turns run on its own read-only profile, not in coagent8's kernel sandbox: " + unreadable + "; then run doctor again."}},
+		{"credential unresolved, logged in", installed("claude", "authenticated", true, true),
+			Containment{Backend: "claude", Kind: "profile", Reason: unreadable, ReasonCode: "containment.credential_unresolved"},
+			[]string{"Claude Code turns run on its own read-only profile, not in coagent8's kernel sandbox: " + unreadable + "; then run doctor again."}},
+		{"CLI missing", notInstalled("claude"),
+			Containment{Backend: "claude", Kind: "profile", Reason: "the claude CLI was not found", ReasonCode: "containment.cli_not_found"},
+			[]string{"No backend CLI is installed: install Claude Code or Codex (or set CLAUDE_PATH / CODEX_PATH to one; " +
+				"a coagent8 checkout's .tools/ copies are for its tests, see the README), log in, then run doctor again."}},
+		{"kernel", installed("claude", "authenticated", true, true),
+			Containment{Backend: "claude", Kind: "kernel", Reason: "the CLI runs in coagent8's kernel sandbox", ReasonCode: "containment.kernel"}, nil},
+		{"no credential", installed("claude", "authenticated", true, true),
+			Containment{Backend: "claude", Kind: "profile", Reason: "no gate credential configured", ReasonCode: "containment.no_credential"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := config.FromList([]string{"HOME=" + t.TempDir(), "COAGENT8_DIR=" + t.TempDir()})
+			r := Run(context.Background(), Options{Env: env, Backends: []adapter.Backend{tt.backend},
+				Containment: func(context.Context) []Containment { return []Containment{tt.c} }})
+			if diff := cmp.Diff(tt.want, r.Recommendations); diff != "" {
+				t.Errorf("recommendations (-want +got)\n%s", diff)
+			}
+			if diff := cmp.Diff([]Containment{tt.c}, r.Containment); diff != "" {
+				t.Errorf("containment (-want +got)\n%s", diff)
+			}
+		})
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/coagent8/coagent8/internal/delegation"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/gate"
+	"github.com/coagent8/coagent8/internal/secret"
 	"github.com/coagent8/coagent8/internal/turn"
 )
 
@@ -39,18 +40,39 @@ type Containment struct {
 	// Kind is "kernel" or "profile".
 	Kind   string `json:"containment"`
 	Reason string `json:"reason"`
+	// ReasonCode is Reason as one of the Contain* codes.
+	ReasonCode string `json:"reasonCode"`
 }
+
+// Why a backend's read-only turns get the containment they get
+// ([Containment.ReasonCode]): the kernel read profile, or the CLI's
+// profile because the backend has none (codex, agy), the host is not
+// Linux, the gate section is unusable, no gate credential is declared,
+// the declared one cannot be read now, the CLI is not installed, the
+// kernel sandbox does not qualify on this host, or the kernel runtime
+// cannot be opened for another reason (its message says which).
+const (
+	ContainKernel               = "containment.kernel"
+	ContainBackend              = "containment.backend"
+	ContainHost                 = "containment.host"
+	ContainConfig               = "containment.config"
+	ContainNoCredential         = "containment.no_credential"
+	ContainCredentialUnresolved = "containment.credential_unresolved"
+	ContainCLINotFound          = "containment.cli_not_found"
+	ContainSandboxUnavailable   = "containment.sandbox_unavailable"
+	ContainUnavailable          = "containment.unavailable"
+)
 
 // Containment reports, per installed backend, the containment its
 // read-only turns get on this host and why. It opens the delegation
 // runtime (gate, sandbox, the qualified CLI) when a gate credential is
-// configured, so the answer is the one a turn would get.
+// configured and readable, so the answer is the one a turn would get.
 func (g *Governor) Containment(ctx context.Context) []Containment {
 	cfg, _ := g.loadConfig()
 	var out []Containment
 	for _, b := range g.runner.Backends() {
-		kernel, reason := g.kernelFor(ctx, cfg, b.Name())
-		c := Containment{Backend: b.Name(), Kind: adapter.ContainmentProfile, Reason: reason}
+		kernel, why := g.kernelFor(ctx, cfg, b.Name())
+		c := Containment{Backend: b.Name(), Kind: adapter.ContainmentProfile, Reason: why.text, ReasonCode: why.code}
 		if kernel != nil {
 			c.Kind = adapter.ContainmentKernel
 		}
@@ -58,6 +80,10 @@ func (g *Governor) Containment(ctx context.Context) []Containment {
 	}
 	return out
 }
+
+// containWhy is why a turn gets its containment: one of the Contain*
+// codes and the sentence a user reads.
+type containWhy struct{ code, text string }
 
 // kernelRuntime is what a kernel turn of Claude Code runs on, opened once
 // per process (qualifying the pinned CLI runs it in the sandbox).
@@ -74,32 +100,69 @@ type kernelState struct {
 }
 
 // kernelFor returns the runtime a turn of backend runs on in the kernel
-// read profile, or nil and the reason it runs in the CLI's profile.
+// read profile, or nil and why it runs in the CLI's profile.
 // Codex stays on its verified profile: its read-only sandbox cannot run
 // nested inside the kernel boundary, where every command fails while its
 // thread still reports readOnly (notes/delegation.md §3), so a nested
-// report would be untrue.
-func (g *Governor) kernelFor(ctx context.Context, cfg config.File, backend string) (*kernelRuntime, string) {
+// report would be untrue. A declared credential that cannot be read now
+// keeps the CLI's profile as no credential does: every request of a
+// kernel turn would be refused at the gate (secret.binding_failed), as
+// delegate refuses such a job (delegate.credential_unresolved).
+func (g *Governor) kernelFor(ctx context.Context, cfg config.File, backend string) (*kernelRuntime, containWhy) {
 	switch {
 	case backend == "codex":
-		return nil, "Codex's own read-only sandbox cannot run nested inside coagent8's kernel sandbox (its commands fail while it still reports readOnly), so Codex turns keep its verified read-only profile"
+		return nil, containWhy{ContainBackend, "Codex's own read-only sandbox cannot run nested inside coagent8's kernel sandbox (its commands fail while it still reports readOnly), so Codex turns keep its verified read-only profile"}
 	case backend != "claude":
-		return nil, "no kernel read profile for " + backend + " in this version"
+		return nil, containWhy{ContainBackend, "no kernel read profile for " + backend + " in this version"}
 	case runtime.GOOS != "linux":
-		return nil, "the kernel sandbox needs Linux; this host is " + runtime.GOOS
+		return nil, containWhy{ContainHost, "the kernel sandbox needs Linux; this host is " + runtime.GOOS}
 	}
 	creds, err := cfg.GateCredentials()
 	if err != nil {
-		return nil, "the gate credentials of the coagent8 configuration are unusable: " + err.Error()
+		return nil, containWhy{ContainConfig, "the gate credentials of the coagent8 configuration are unusable: " + err.Error()}
 	}
-	if creds[string(gate.Anthropic)] == "" {
-		return nil, "no gate credential configured for anthropic (set gate.credentials.anthropic to env:NAME or file:/abs/path)"
+	declared := creds[string(gate.Anthropic)]
+	if declared == "" {
+		return nil, containWhy{ContainNoCredential, "no gate credential configured for anthropic (set gate.credentials.anthropic to env:NAME or file:/abs/path)"}
+	}
+	if why, ok := g.credentialReadable(declared); !ok {
+		return nil, why
 	}
 	k, err := g.kernelRuntime(ctx)
 	if err != nil {
-		return nil, "the kernel sandbox is unavailable on this host: " + fault.From(err).Message
+		return nil, runtimeWhy(err)
 	}
-	return k, "the CLI runs in coagent8's kernel sandbox (read profile): the workspace read-only, the provider gate its only network, a phantom credential of a per-turn grant"
+	return k, containWhy{ContainKernel, "the CLI runs in coagent8's kernel sandbox (read profile): the workspace read-only, the provider gate its only network, a phantom credential of a per-turn grant"}
+}
+
+// credentialReadable reports whether the anthropic reference declared
+// can be read now, as the gate reads it on every request; the value is
+// dropped at once and never named, the reference is.
+func (g *Governor) credentialReadable(declared string) (containWhy, bool) {
+	const key = "gate.credentials.anthropic"
+	ref, err := secret.ParseRef(declared)
+	if err != nil { // ParseRef never quotes its input
+		return containWhy{ContainConfig, "the gate credentials of the coagent8 configuration are unusable: " + key + " must be env:NAME or file:/abs/path (a clean absolute path)"}, false
+	}
+	if _, err := (secret.Resolver{Env: g.env}).Resolve(ref); err != nil {
+		return containWhy{ContainCredentialUnresolved, "the credential " + key + " declares, " + ref.String() + ", cannot be read (unset, missing or empty): " +
+			"set it before starting coagent8, or change " + key}, false
+	}
+	return containWhy{}, true
+}
+
+// runtimeWhy says which part of the kernel runtime failed to open: the
+// CLI (not installed), the sandbox (not qualified on this host) or
+// another (its message).
+func runtimeWhy(err error) containWhy {
+	fe := fault.From(err)
+	switch fe.Code {
+	case fault.CLINotFound:
+		return containWhy{ContainCLINotFound, "the claude CLI was not found, so no Claude Code can run in the kernel sandbox: " + fe.Message}
+	case fault.SandboxUnavailable:
+		return containWhy{ContainSandboxUnavailable, "the kernel sandbox is unavailable on this host: " + fe.Message}
+	}
+	return containWhy{ContainUnavailable, "the kernel read profile cannot be opened: " + fe.Message}
 }
 
 func (g *Governor) kernelRuntime(ctx context.Context) (*kernelRuntime, error) {
@@ -135,10 +198,10 @@ func (g *Governor) contain(ctx context.Context, cfg config.File, treq *turn.Requ
 	if host, err := g.containContinued(treq); host || err != nil {
 		return func() {}, err
 	}
-	k, reason := g.kernelFor(ctx, cfg, treq.Backend)
-	treq.ContainmentReason = reason
+	k, why := g.kernelFor(ctx, cfg, treq.Backend)
+	treq.ContainmentReason = why.text
 	if k == nil {
-		return func() {}, g.kernelSessionUnavailable(treq, reason)
+		return func() {}, g.kernelSessionUnavailable(treq, why.text)
 	}
 	deadline := treq.Timeout
 	if deadline <= 0 {

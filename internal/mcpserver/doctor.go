@@ -52,7 +52,7 @@ func (s *Server) containment(ctx context.Context) []doctor.Containment {
 	}
 	var out []doctor.Containment
 	for _, c := range s.gov.Containment(ctx) {
-		out = append(out, doctor.Containment{Backend: c.Backend, Kind: c.Kind, Reason: c.Reason})
+		out = append(out, doctor.Containment{Backend: c.Backend, Kind: c.Kind, Reason: c.Reason, ReasonCode: c.ReasonCode})
 	}
 	return out
 }
