@@ -100,3 +100,20 @@ func TestConsultFlagBeforeQuestion(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want the empty question", code, errs)
 	}
 }
+
+// TestConsultNoBackendNamesPathsSearched: with no backend CLI installed
+// and none named, consult's CLI_NOT_FOUND backend.none_installed lists
+// the paths searched for each backend (README: "with the paths
+// searched"), as a named backend's refusal does.
+func TestConsultNoBackendNamesPathsSearched(t *testing.T) {
+	bin := t.TempDir()
+	code, out, errs := runCLI(t, testEnv(t, "PATH="+bin), "", "consult", "--workspace", t.TempDir(), "question")
+	if code == ExitOK || out != "" || !strings.Contains(errs, "CLI_NOT_FOUND") || !strings.Contains(errs, "backend.none_installed") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want CLI_NOT_FOUND backend.none_installed", code, out, errs)
+	}
+	for _, b := range []string{"claude", "codex", "agy"} {
+		if want := b + ": " + filepath.Join(bin, b); !strings.Contains(errs, want) {
+			t.Errorf("stderr %q does not name %q", errs, want)
+		}
+	}
+}

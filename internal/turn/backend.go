@@ -1,6 +1,7 @@
 package turn
 
 import (
+	"os"
 	"strings"
 	"time"
 
@@ -19,13 +20,45 @@ var executables = map[string][]string{
 
 // Installed reports whether the backend's CLI resolves (no subprocess).
 func Installed(env config.Env, backend string) bool {
+	ok, _ := installed(env, backend)
+	return ok
+}
+
+// installed reports whether the backend's CLI resolves, and the places
+// searched (an override as NAME=value) when it does not.
+func installed(env config.Env, backend string) (bool, []string) {
 	e, ok := executables[backend]
 	if !ok {
-		return false
+		return false, nil
 	}
-	_, _, err := process.Resolve(env, e[0], e[1:]...)
-	return err == nil
+	_, searched, err := process.Resolve(env, e[0], e[1:]...)
+	return err == nil, searched
 }
+
+// noneInstalled is the CLI_NOT_FOUND of a turn that names no backend when
+// no backend CLI resolves: the places searched per backend in the message
+// (at most [maxSearched] each), all of them in detail "searched" (joined
+// by the OS path-list separator, as a named backend's refusal).
+func noneInstalled(backends []string, searched map[string][]string) error {
+	var per, all []string
+	for _, b := range backends {
+		s := searched[b]
+		all = append(all, s...)
+		switch {
+		case len(s) == 0: // no override set, and PATH empty or all relative (never searched)
+			s = []string{"nowhere (PATH names no absolute directory)"}
+		case len(s) > maxSearched:
+			s = append(s[:maxSearched:maxSearched], "…")
+		}
+		per = append(per, b+": "+strings.Join(s, ", "))
+	}
+	return fault.New(fault.CLINotFound, "backend.none_installed",
+		"No backend CLI is installed: install Claude Code, Codex or agy, or set CLAUDE_PATH / CODEX_PATH / AGY_PATH. Searched: "+
+			strings.Join(per, "; ")+".").With("searched", strings.Join(all, string(os.PathListSeparator)))
+}
+
+// maxSearched bounds the places a message lists per backend (a long PATH).
+const maxSearched = 12
 
 // ResolveBackend maps the caller's backend argument to a configured
 // backend: "gemini" is agy's old name; "" and "auto" pick preferred (the
@@ -42,21 +75,23 @@ func ResolveBackend(env config.Env, requested, preferred string, r *Runner) (str
 	if preferred != "" && preferred != "auto" {
 		return ResolveBackend(env, preferred, "", r)
 	}
-	var installed []string
+	var found, names []string
+	searched := map[string][]string{}
 	for _, b := range r.Backends() {
-		if Installed(env, b.Name()) {
-			installed = append(installed, b.Name())
+		ok, s := installed(env, b.Name())
+		if ok {
+			found = append(found, b.Name())
 		}
+		names, searched[b.Name()] = append(names, b.Name()), s
 	}
-	switch len(installed) {
+	switch len(found) {
 	case 0:
-		return "", fault.New(fault.CLINotFound, "backend.none_installed",
-			"No backend CLI is installed: install Claude Code, Codex or agy, or set CLAUDE_PATH / CODEX_PATH / AGY_PATH.")
+		return "", noneInstalled(names, searched)
 	case 1:
-		return installed[0], nil
+		return found[0], nil
 	}
 	return "", fault.New(fault.OnboardingRequired, "backend.ambiguous",
-		"Several backends are installed ("+strings.Join(installed, ", ")+"): name one (the backend argument; --backend in a terminal), "+
+		"Several backends are installed ("+strings.Join(found, ", ")+"): name one (the backend argument; --backend in a terminal), "+
 			"or set defaultBackend in "+config.DisplayPath(env.Home(), env.ConfigPath())+".")
 }
 
