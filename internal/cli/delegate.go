@@ -185,7 +185,10 @@ func (l *lazyDelegation) runtime(ctx context.Context, r *delegation.Runner, back
 
 type delegateOptions struct {
 	task, workspace, backend, model, effort, base string
-	budget                                        job.Budget
+	// effortFlag is the name the user gave the effort by: --effort, or
+	// its alias --reasoning-effort ("" when none was given).
+	effortFlag string
+	budget     job.Budget
 }
 
 // newDelegateCmd is `coagent8 delegate` (issue 16 scope 1): a delegate job
@@ -200,6 +203,11 @@ func newDelegateCmd(a *app) *cobra.Command {
 		Args:  wantArgs("TASK"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.task = args[0]
+			for _, name := range []string{"reasoning-effort", "effort"} { // --effort wins when both are given
+				if cmd.Flags().Changed(name) {
+					o.effortFlag = "--" + name
+				}
+			}
 			return a.delegate(cmd.Context(), o)
 		},
 	}
@@ -207,7 +215,11 @@ func newDelegateCmd(a *app) *cobra.Command {
 	fl.StringVar(&o.workspace, "workspace", "", "the Git work tree's top level (default: the current directory)")
 	fl.StringVar(&o.backend, "backend", "claude", "claude, codex, or auto (= claude); agy is not supported yet")
 	fl.StringVar(&o.model, "model", "", "model id (default: the backend's default; still governed)")
-	fl.StringVar(&o.effort, "reasoning-effort", "", "not applied to delegate jobs in this version: refused (the agent runs at the model's default effort)")
+	fl.StringVar(&o.effort, "effort", "", "not applied to delegate jobs in this version: refused (the agent runs at the model's default effort); --reasoning-effort is its old name")
+	// The old name stays an alias: a script that passes it is refused by
+	// that name, as --effort is.
+	fl.StringVar(&o.effort, "reasoning-effort", "", "alias of --effort")
+	_ = fl.MarkHidden("reasoning-effort")
 	fl.StringVar(&o.base, "base", "", "HEAD (default), another commit (id, branch, tag, HEAD~2: the patch is then relative to it), or uncommitted (the working tree as it is, untracked files included); a commit needs the tracked files unchanged")
 	fl.Float64Var(&o.budget.MaxUSD, "max-usd", 0, "spend budget in USD (required; above 0, at most delegate.maxUSD, never above 10000)")
 	fl.IntVar(&o.budget.MaxMinutes, "max-minutes", 0, "wall-clock budget in minutes, 0..1440 (0 and ceiling: delegate.maxMinutes)")
@@ -216,6 +228,12 @@ func newDelegateCmd(a *app) *cobra.Command {
 }
 
 func (a *app) delegate(ctx context.Context, o delegateOptions) error {
+	if o.effortFlag != "" && o.effort != "" {
+		// The governor refuses any effort too, naming the MCP argument
+		// (reasoning_effort); a terminal user typed a flag.
+		return fault.New(fault.InvalidInput, governor.ReasonEffort, o.effortFlag+
+			" is not applied to delegate jobs in this version (the agent runs at the model's default effort): omit it").With("flag", o.effortFlag)
+	}
 	if err := checkDelegateBudget(o.budget); err != nil {
 		return err
 	}
