@@ -80,17 +80,30 @@ func newRejectCmd(a *app) *cobra.Command {
 	return c
 }
 
-// jobWorkspace is --workspace, else the current directory; absolute.
+// jobWorkspace is --workspace, else the current directory, made absolute
+// by [app.absWorkspace].
 func (a *app) jobWorkspace(flag string) (string, error) {
-	ws := flag
-	if ws == "" {
-		ws = a.cwd()
+	if flag == "" {
+		flag = "."
 	}
-	// The same typed refusal as `jobs --workspace` (it was an untyped
-	// usage error here, naming neither the value nor a reason).
-	if ws == "" || !filepath.IsAbs(ws) {
+	return a.absWorkspace(flag)
+}
+
+// absWorkspace makes a terminal --workspace absolute: a relative path is
+// taken from the current directory, as consult always did and as a
+// shell user expects (`--workspace .`); admit, reject, delegate and jobs
+// refused one instead (jobs once printed [] for a relative filter,
+// issue 18 item 6: an absolute filter fixes that too). The MCP tools'
+// workspace_path stays absolute-only. It fails INVALID_INPUT
+// workspace.relative only when the current directory cannot be read.
+func (a *app) absWorkspace(ws string) (string, error) {
+	if filepath.IsAbs(ws) {
+		return filepath.Clean(ws), nil
+	}
+	cwd := a.cwd()
+	if cwd == "" {
 		return "", fault.New(fault.InvalidInput, "workspace.relative",
-			fmt.Sprintf("--workspace must be an absolute path: '%s'", ws)).With("flag", "workspace")
+			fmt.Sprintf("--workspace %s is relative and the current directory cannot be read: give an absolute path", fault.QuoteInput(ws))).With("flag", "workspace")
 	}
-	return filepath.Clean(ws), nil
+	return filepath.Join(cwd, ws), nil
 }

@@ -112,6 +112,14 @@ func TestJobsAdmitReject(t *testing.T) {
 		t.Errorf("the agent's instruction is not inside the message fence:\n%s", out)
 	}
 
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	relWS, err := filepath.Rel(cwd, ws) // a terminal --workspace is taken from the current directory
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -130,8 +138,8 @@ func TestJobsAdmitReject(t *testing.T) {
 			`unknown ack value "taint"`},
 		{"other workspace", []string{"admit", spare, "--workspace", t.TempDir()}, ExitRefused, "admission.other_workspace"},
 		{"unknown", []string{"admit", "job_none", "--workspace", ws}, ExitUsage, "job.unknown"},
-		{"relative", []string{"admit", spare, "--workspace", "rel"}, ExitUsage, "absolute"},
-		{"reject", []string{"reject", spare, "--workspace", ws}, ExitOK, `"rejected"`},
+		{"relative other workspace", []string{"admit", spare, "--workspace", "rel"}, ExitRefused, "admission.other_workspace"},
+		{"reject, relative workspace", []string{"reject", spare, "--workspace", relWS}, ExitOK, `"rejected"`},
 		{"admit rejected", []string{"admit", spare, "--workspace", ws}, ExitRefused, "admission.rejected"},
 	} {
 		code, out, errs := runCLI(t, env, "", tc.args...)

@@ -175,15 +175,24 @@ func TestVersionCommand(t *testing.T) {
 // must be an absolute path" usage line without the value or a reason.
 func TestJobCommandsRelativeWorkspace(t *testing.T) {
 	env := config.FromList([]string{"HOME=" + t.TempDir(), "COAGENT8_DIR=" + t.TempDir()})
-	for _, args := range [][]string{
-		{"admit", "job_x", "--workspace", "rel/ws"},
-		{"reject", "job_x", "--workspace", "rel/ws"},
-		{"delegate", "--max-usd", "1", "--workspace", "rel/ws", "task"},
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs := filepath.Join(cwd, "rel", "ws")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		// The workspace is taken as cwd/rel/ws: the job is looked up next.
+		{[]string{"admit", "job_x", "--workspace", "rel/ws"}, "(reason: job.unknown)"},
+		{[]string{"reject", "job_x", "--workspace", "rel/ws"}, "(reason: job.unknown)"},
+		{[]string{"delegate", "--max-usd", "1", "--workspace", "rel/ws", "task"}, "'" + abs + "' (reason: workspace.not_found)"},
 	} {
-		code, out, errs := runCLI(t, env, "", args...)
-		got := []any{code, out, strings.Contains(errs, "[INVALID_INPUT] --workspace must be an absolute path: 'rel/ws' (reason: workspace.relative)")}
+		code, out, errs := runCLI(t, env, "", tt.args...)
+		got := []any{code, out, strings.Contains(errs, tt.want)}
 		if want := []any{ExitUsage, "", true}; !cmp.Equal(got, want) {
-			t.Errorf("%v = %v (stderr %q), want %v", args, got, errs, want)
+			t.Errorf("%v = %v (stderr %q), want %v", tt.args, got, errs, want)
 		}
 	}
 }
@@ -199,14 +208,23 @@ func TestDelegateHelpBase(t *testing.T) {
 	}
 }
 
-// TestJobsRelativeWorkspace (issue 18 item 6): `jobs --workspace` takes an
-// absolute path, as its help says; a relative one is INVALID_INPUT.
+// TestJobsRelativeWorkspace (issue 18 item 6): jobs record absolute
+// workspaces, so a relative `jobs --workspace` matched nothing and printed
+// []; it is now taken from the current directory, like every terminal
+// --workspace (a relative one that does not exist is the typo refusal,
+// naming the absolute path).
 func TestJobsRelativeWorkspace(t *testing.T) {
 	env := config.FromList([]string{"HOME=" + t.TempDir(), "COAGENT8_DIR=" + t.TempDir()})
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	code, out, errs := runCLI(t, env, "", "jobs", "--workspace", "relative")
-	if code == ExitOK || out != "" || !strings.Contains(errs, "INVALID_INPUT") || !strings.Contains(errs, "workspace.relative") ||
-		!strings.Contains(errs, "--workspace must be an absolute path: 'relative'") {
+	if code != ExitUsage || out != "" || !strings.Contains(errs, "'"+filepath.Join(cwd, "relative")+"' does not exist and no job names it") {
 		t.Errorf("jobs --workspace relative: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, out, errs := runCLI(t, env, "", "jobs", "--workspace", "."); code != ExitOK || strings.TrimSpace(out) != "[]" {
+		t.Errorf("jobs --workspace .: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	if code, out, errs := runCLI(t, env, "", "jobs", "--workspace", t.TempDir()); code != ExitOK || strings.TrimSpace(out) != "[]" {
 		t.Errorf("jobs --workspace ABS: exit %d, stdout %q, stderr %q", code, out, errs)

@@ -38,7 +38,7 @@ func newJobsCmd(a *app) *cobra.Command {
 			})
 		},
 	}
-	c.Flags().StringVar(&workspace, "workspace", "", "only jobs of this workspace (absolute path; default: all)")
+	c.Flags().StringVar(&workspace, "workspace", "", "only jobs of this workspace (a relative path is taken from the current directory; default: all)")
 	return c
 }
 
@@ -123,9 +123,12 @@ func lineOf(j job.Job) jobLine {
 func (a *app) listJobs(ctx context.Context, jobs *job.Store, workspace string) error {
 	// Jobs record absolute workspaces: a relative filter matched nothing
 	// and printed [] as if there were no jobs (issue 18 item 6).
-	if workspace != "" && !filepath.IsAbs(workspace) {
-		return fault.New(fault.InvalidInput, "workspace.relative",
-			fmt.Sprintf("--workspace must be an absolute path: '%s'", workspace)).With("flag", "workspace")
+	if workspace != "" {
+		abs, err := a.absWorkspace(workspace)
+		if err != nil {
+			return err
+		}
+		workspace = abs
 	}
 	list, err := jobs.List(ctx, workspace)
 	if err != nil {
