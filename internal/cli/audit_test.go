@@ -23,7 +23,7 @@ func TestAuditShowsOnlyDigests(t *testing.T) {
 	env := declaredEnv(t, "env:REAL_KEY")
 	code, _, errs := runGate(t, env, "grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5",
 		"--job", "job-audit-canary", "--secret", "env:REAL_KEY", "--max-requests", "3", "--max-tokens", "100000",
-		"--max-usd", "2", "--price-input", "3", "--price-output", "15")
+		"--output-ceiling", "4096", "--max-usd", "2", "--price-input", "3", "--price-output", "15")
 	if code != ExitOK {
 		t.Fatalf("grant: %d %s", code, errs)
 	}
@@ -149,7 +149,7 @@ func TestAuditNegativeLimitWithEvents(t *testing.T) {
 	env := declaredEnv(t, "env:REAL_KEY")
 	if code, _, errs := runGate(t, env, "grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5",
 		"--job", "j", "--secret", "env:REAL_KEY", "--max-requests", "1", "--max-tokens", "1000",
-		"--max-usd", "2", "--price-input", "3", "--price-output", "15"); code != ExitOK {
+		"--output-ceiling", "1000", "--max-usd", "2", "--price-input", "3", "--price-output", "15"); code != ExitOK {
 		t.Fatalf("grant: %d %s", code, errs)
 	}
 	if code, out, _ := runCLI(t, env, "", "audit", "--limit", "-1"); code != ExitUsage || out != "" {

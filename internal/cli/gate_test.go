@@ -51,7 +51,7 @@ func TestGateGrantInspectRevokeSettle(t *testing.T) {
 	env := declaredEnv(t, "env:REAL_KEY")
 	code, out, errs := runGate(t, env, "grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5",
 		"--job", "j1", "--secret", "env:REAL_KEY", "--max-requests", "3", "--max-tokens", "100000",
-		"--max-usd", "2", "--price-input", "3", "--price-output", "15")
+		"--output-ceiling", "4096", "--max-usd", "2", "--price-input", "3", "--price-output", "15")
 	if code != ExitOK {
 		t.Fatalf("grant: exit %d: %s", code, errs)
 	}
@@ -111,7 +111,7 @@ func TestGateGrantOnlyDeclaredCredential(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			env := declaredEnv(t, "env:REAL_KEY")
 			args := []string{"grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j1",
-				"--max-requests", "1", "--max-tokens", "1000", "--max-usd", "5", "--price-input", "3", "--price-output", "15"}
+				"--max-requests", "1", "--max-tokens", "1000", "--output-ceiling", "1000", "--max-usd", "5", "--price-input", "3", "--price-output", "15"}
 			if tt.secret != "" {
 				args = append(args, "--secret", tt.secret)
 			}
@@ -161,7 +161,7 @@ func TestGateRefusesLiteralInConfig(t *testing.T) {
 func TestGateGrantLongContextPrice(t *testing.T) {
 	env := declaredEnv(t, "env:REAL_KEY")
 	code, out, errs := runGate(t, env, "grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j1",
-		"--max-requests", "1", "--max-tokens", "1000", "--max-usd", "2", "--price-input", "3", "--price-output", "15",
+		"--max-requests", "1", "--max-tokens", "1000", "--output-ceiling", "1000", "--max-usd", "2", "--price-input", "3", "--price-output", "15",
 		"--price-long-context-tokens", "200000", "--price-long-input", "6", "--price-long-output", "22.5")
 	if code != ExitOK {
 		t.Fatalf("grant: exit %d: %s", code, errs)
@@ -184,8 +184,9 @@ func TestGateGrantLongContextPrice(t *testing.T) {
 }
 
 // TestGateGrantNamesEveryMissingFlag: one error lists every required flag
-// left out, and a --max-usd below one request's reservation is refused at
-// grant time naming the minimum (issue 19 item 14).
+// left out, and a --max-usd or --max-tokens below one request's
+// reservation is refused at grant time naming the minimum (issue 19 item
+// 14).
 func TestGateGrantNamesEveryMissingFlag(t *testing.T) {
 	env := declaredEnv(t, "env:REAL_KEY")
 	tests := []struct {
@@ -205,8 +206,14 @@ func TestGateGrantNamesEveryMissingFlag(t *testing.T) {
 			"--max-requests", "0", "--max-tokens", "1000", "--max-usd", "0"},
 			"request, token and spend budgets must all be positive"},
 		{"max-usd below one reservation", []string{"--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j", "--max-requests", "1",
-			"--max-tokens", "1000", "--max-usd", "1", "--price-input", "3", "--price-output", "15"},
+			"--max-tokens", "200000", "--max-usd", "1", "--price-input", "3", "--price-output", "15"},
 			"the spend budget $1 cannot cover one request: a request naming no output limit reserves 128000 output tokens (the output ceiling) at $15 per million = $1.92; give --max-usd of at least 1.92"},
+		// A token budget below the output ceiling would refuse every
+		// request naming no output limit budget.request_tokens (newcomer
+		// report): refused at grant time as the spend budget is.
+		{"max-tokens below the output ceiling", []string{"--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j", "--max-requests", "1",
+			"--max-tokens", "100000", "--max-usd", "5", "--price-input", "3", "--price-output", "15"},
+			"the token budget 100000 cannot cover one request: a request naming no output limit reserves 128000 output tokens (the output ceiling); give --max-tokens of at least 128000, or a lower --output-ceiling"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -27,6 +29,48 @@ func TestGrantCoversOneRequest(t *testing.T) {
 	s.MaxSpend = USD(1.92)
 	if _, _, err := f.gate.Grant(context.Background(), s); err != nil {
 		t.Errorf("Grant at the minimum: %v", err)
+	}
+}
+
+// TestGrantCoversOneRequestTokens: a token budget below the output
+// ceiling — what a request naming no output limit reserves in tokens — is
+// refused at grant time, naming the minimum and the flags to change, as
+// the spend budget is: `--max-tokens 100000` with the default ceiling of
+// 128,000 was granted and then refused every such request 402
+// budget.request_tokens. A budget of exactly the ceiling is granted.
+func TestGrantCoversOneRequestTokens(t *testing.T) {
+	f := newFixture(t, nil)
+	tests := []struct {
+		name            string
+		tokens, ceiling int64
+		wantMin         string // "" = granted
+	}{
+		{"default ceiling", 100_000, 0, "128000"},
+		{"one below the ceiling", 31_999, 32_000, "32000"},
+		{"at the ceiling", 32_000, 32_000, ""},
+		{"small ceiling", 10, 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := spec(Anthropic)
+			s.MaxTokens, s.OutputCeiling = tt.tokens, tt.ceiling
+			_, _, err := f.gate.Grant(context.Background(), s)
+			var fe *fault.Error
+			var got []string
+			if errors.As(err, &fe) {
+				got = []string{string(fe.Code), fe.Reason, fe.Details["minimum_tokens"],
+					fmt.Sprint(strings.Contains(fe.Message, "--max-tokens"), strings.Contains(fe.Message, "--output-ceiling"))}
+			} else if err != nil {
+				t.Fatalf("Grant = %v, want a *fault.Error", err)
+			}
+			var want []string
+			if tt.wantMin != "" {
+				want = []string{string(fault.InvalidInput), ReasonBelowReservation, tt.wantMin, "true true"}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Grant refusal (-want +got)\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -24,7 +24,7 @@ func TestDenials(t *testing.T) {
 	short.TTL = time.Millisecond
 	_, expired := f.grant(short)
 	tiny := spec(Anthropic)
-	tiny.MaxTokens = 10
+	tiny.MaxTokens, tiny.OutputCeiling = 10, 1 // covers the smallest reservation, not this body's
 	_, tinyTok := f.grant(tiny)
 	poor := spec(Anthropic)
 	poor.MaxSpend, poor.OutputCeiling = USD(0.00002), 1 // covers the smallest reservation, not this body's

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -286,25 +287,38 @@ func (g *Gate) Grant(ctx context.Context, s Spec) (Grant, secret.Value, error) {
 }
 
 // ReasonBelowReservation is the reason of a grant refused because its
-// spend budget cannot cover the reservation of one request.
+// spend or token budget cannot cover the reservation of one request.
 const ReasonBelowReservation = "gate.budget_below_reservation"
 
-// coversOne refuses a grant whose spend budget cannot cover even the
-// smallest reservation a request naming no output limit makes — its
-// output ceiling at the output rate — so the CLI is not left retrying a
-// request the gate can never admit (issue 19 item 14). The error is
-// INVALID_INPUT with reason [ReasonBelowReservation] and the detail
-// "minimum_usd" (dollars, rounded up to the micro-dollar).
+// coversOne refuses a grant whose spend or token budget cannot cover even
+// the smallest reservation a request naming no output limit makes — its
+// output ceiling, at the output rate — so the CLI is not left retrying a
+// request the gate can never admit (issue 19 item 14): such a request
+// would be refused budget.request_spend or budget.request_tokens every
+// time. The error is INVALID_INPUT with reason [ReasonBelowReservation]
+// and, per budget too small, the detail "minimum_usd" (dollars, rounded
+// up to the micro-dollar) or "minimum_tokens" (tokens); both when both are.
 func coversOne(s Spec, p Price) error {
-	min := reservation(0, s.OutputCeiling, p).Spend
-	if min <= s.MaxSpend {
+	min := reservation(0, s.OutputCeiling, p)
+	var msgs []string
+	details := map[string]string{}
+	if min.Tokens > s.MaxTokens {
+		msgs = append(msgs, fmt.Sprintf("the token budget %d cannot cover one request: a request naming no output limit reserves %d output tokens (the output ceiling); "+
+			"give --max-tokens of at least %d, or a lower --output-ceiling", s.MaxTokens, min.Tokens, min.Tokens))
+		details["minimum_tokens"] = strconv.FormatInt(min.Tokens, 10)
+	}
+	if min.Spend > s.MaxSpend {
+		need := math.Ceil(min.Spend.Dollars()*1e6) / 1e6
+		msgs = append(msgs, fmt.Sprintf("the spend budget $%g cannot cover one request: a request naming no output limit reserves %d output tokens (the output ceiling) at $%g per million = $%g; "+
+			"give --max-usd of at least %g, or a lower --output-ceiling", s.MaxSpend.Dollars(), s.OutputCeiling, p.worst(0).OutputPerMTok, need, need))
+		details["minimum_usd"] = strconv.FormatFloat(need, 'f', -1, 64)
+	}
+	if len(msgs) == 0 {
 		return nil
 	}
-	need := math.Ceil(min.Dollars()*1e6) / 1e6
-	return fault.New(fault.InvalidInput, ReasonBelowReservation, fmt.Sprintf(
-		"the spend budget $%g cannot cover one request: a request naming no output limit reserves %d output tokens (the output ceiling) at $%g per million = $%g; "+
-			"give --max-usd of at least %g, or a lower --output-ceiling", s.MaxSpend.Dollars(), s.OutputCeiling, p.worst(0).OutputPerMTok, need, need)).
-		With("minimum_usd", strconv.FormatFloat(need, 'f', -1, 64))
+	e := fault.New(fault.InvalidInput, ReasonBelowReservation, strings.Join(msgs, "; and "))
+	e.Details = details
+	return e
 }
 
 // price returns the catalog price of s's model, else its own price.

@@ -37,6 +37,16 @@ const (
 	jobOutputCeiling = 32_000
 )
 
+// The token budgets of a job's and of a read turn's grant must each cover
+// one request naming no output limit (its output ceiling), or gate.Grant
+// refuses the grant (gate.budget_below_reservation) and every delegate or
+// contained consult fails: converting a negative constant to uint64 does
+// not compile, so lowering a budget below the ceiling fails the build.
+const (
+	_ = uint64(jobTokens - jobOutputCeiling)
+	_ = uint64(turnTokens - jobOutputCeiling)
+)
+
 // Reasons of the delegate path's refusals.
 const (
 	ReasonTaskEmpty = "delegate.task_empty"

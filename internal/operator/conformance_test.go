@@ -80,7 +80,8 @@ func (o *owners) grant(job, model string) gate.Grant {
 		o.t.Fatal(err)
 	}
 	g, _, err := o.gate.Grant(context.Background(), gate.Spec{Provider: gate.Anthropic, Model: model, Job: job, TTL: time.Hour,
-		Secret: ref, MaxRequests: 10, MaxTokens: 100000, MaxSpend: gate.USD(2), Price: &gate.Price{InputPerMTok: 3, OutputPerMTok: 15}})
+		Secret: ref, MaxRequests: 10, MaxTokens: 100000, MaxSpend: gate.USD(2), Price: &gate.Price{InputPerMTok: 3, OutputPerMTok: 15},
+		OutputCeiling: 4096})
 	if err != nil {
 		o.t.Fatal(err)
 	}

@@ -82,7 +82,8 @@ func jobs(ctx context.Context, db *store.DB, dir string, events *event.FileSink,
 	for i := range n {
 		id := fmt.Sprintf("job-%04d", i)
 		_, _, err := g.Grant(ctx, gate.Spec{Provider: gate.Anthropic, Model: "claude-sonnet-5", Job: id, TTL: time.Hour,
-			Secret: ref, MaxRequests: 10, MaxTokens: 100000, MaxSpend: gate.USD(2), Price: &gate.Price{InputPerMTok: 3, OutputPerMTok: 15}})
+			Secret: ref, MaxRequests: 10, MaxTokens: 100000, MaxSpend: gate.USD(2), Price: &gate.Price{InputPerMTok: 3, OutputPerMTok: 15},
+			OutputCeiling: 4096})
 		if err != nil {
 			return fmt.Errorf("grant %s: %w", id, err)
 		}
