@@ -21,7 +21,7 @@ const (
 	AttemptDecided   AttemptState = "decided"   // admitted and reserved, nothing written yet (or never settled)
 	AttemptSent      AttemptState = "sent"      // first byte written upstream, not settled yet (recorded within WatchInterval)
 	AttemptCompleted AttemptState = "completed" // a response came back (any status), settled
-	AttemptNotSent   AttemptState = "not_sent"  // failed before its first byte: charged nothing
+	AttemptNotSent   AttemptState = "not_sent"  // failed before its first byte: charged no tokens or spend (its request stays used)
 	// AttemptUncertain: the connection was lost (or the gate cut the
 	// stream) after the first byte. Reconciled from the provider's usage
 	// when it arrived, else charged its full reservation; never silently

@@ -14,9 +14,12 @@ import (
 )
 
 // TestAttemptStates: each upstream attempt has its own record (issue 18
-// scope 4): completed when a response came back, not_sent (charged
-// nothing) when no byte was written, uncertain (charged its full
-// reservation) when the connection was lost after the first byte.
+// scope 4): completed when a response came back, not_sent (charged no
+// tokens or USD) when no byte was written, uncertain (charged its full
+// reservation) when the connection was lost after the first byte. Every
+// attempt, not_sent included, used one request of the grant's budget and
+// one disclosure use: both are taken at admission, with its egress
+// decision, before the gate knows whether the provider can be reached.
 func TestAttemptStates(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -68,6 +71,9 @@ func TestAttemptStates(t *testing.T) {
 			}
 			if g.Used.Tokens != a.Charged.Tokens {
 				t.Errorf("grant used %d tokens, attempt charged %d", g.Used.Tokens, a.Charged.Tokens)
+			}
+			if uses := disclosureUses(t, f); g.Used.Requests != 1 || uses != 1 {
+				t.Errorf("grant used %d requests, egress %d uses; want 1 and 1 (taken at admission)", g.Used.Requests, uses)
 			}
 		})
 	}
