@@ -140,14 +140,14 @@ func newGateGrantCmd(a *app) *cobra.Command {
 	fl.Int64Var(&o.ceiling, "output-ceiling", 0, "output tokens reserved when a request names no limit (0 = 128000)")
 	fl.Float64Var(&o.price.InputPerMTok, "price-input", 0, "USD per million input tokens (required: each grant carries its own prices)")
 	fl.Float64Var(&o.price.OutputPerMTok, "price-output", 0, "USD per million output tokens (required; 0 only for a model whose output is free)")
-	fl.Float64Var(&o.price.CacheWritePerMTok, "price-cache-write", 0, "USD per million cache-write tokens")
-	fl.Float64Var(&o.price.CacheReadPerMTok, "price-cache-read", 0, "USD per million cache-read tokens")
+	fl.Float64Var(&o.price.CacheWritePerMTok, "price-cache-write", 0, "USD per million cache-write tokens (default: twice --price-input, the dearest provider rate; 0 only if they are free)")
+	fl.Float64Var(&o.price.CacheReadPerMTok, "price-cache-read", 0, "USD per million cache-read tokens (default: --price-input; 0 only if they are free)")
 	fl.Int64Var(&o.price.LongContextTokens, "price-long-context-tokens", 0,
 		"long-context tier: above this many input tokens (cache included) a request is priced at the --price-long-* rates (0 = no tier)")
 	fl.Float64Var(&o.price.LongInputPerMTok, "price-long-input", 0, "long-context tier: USD per million input tokens")
 	fl.Float64Var(&o.price.LongOutputPerMTok, "price-long-output", 0, "long-context tier: USD per million output tokens")
-	fl.Float64Var(&o.price.LongCacheWritePerMTok, "price-long-cache-write", 0, "long-context tier: USD per million cache-write tokens")
-	fl.Float64Var(&o.price.LongCacheReadPerMTok, "price-long-cache-read", 0, "long-context tier: USD per million cache-read tokens")
+	fl.Float64Var(&o.price.LongCacheWritePerMTok, "price-long-cache-write", 0, "long-context tier: USD per million cache-write tokens (default: twice --price-long-input)")
+	fl.Float64Var(&o.price.LongCacheReadPerMTok, "price-long-cache-read", 0, "long-context tier: USD per million cache-read tokens (default: --price-long-input)")
 	return c
 }
 
@@ -203,6 +203,23 @@ func (a *app) gateGrant(ctx context.Context, o gateGrantOptions, given func(flag
 		MaxTokens: o.maxTokens, MaxSpend: gate.USD(o.maxUSD), OutputCeiling: o.ceiling}
 	if given("price-input") {
 		s.Price = &o.price
+		// A cache class left out is charged, never free: Claude Code
+		// reads most of its input from the prompt cache, and a cache
+		// price of 0 let those tokens pass the USD budget uncounted.
+		// Unset, each takes the dearest rate a provider charges for it
+		// relative to input (Anthropic: 1.25x or 2x to write).
+		if !given("price-cache-write") {
+			o.price.CacheWritePerMTok = 2 * o.price.InputPerMTok
+		}
+		if !given("price-cache-read") {
+			o.price.CacheReadPerMTok = o.price.InputPerMTok
+		}
+		if !given("price-long-cache-write") {
+			o.price.LongCacheWritePerMTok = 2 * o.price.LongInputPerMTok
+		}
+		if !given("price-long-cache-read") {
+			o.price.LongCacheReadPerMTok = o.price.LongInputPerMTok
+		}
 	}
 	g, closeFn, err := a.openGate(ctx, gate.Options{Credentials: creds}, noForwarding)
 	if err != nil {

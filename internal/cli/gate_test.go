@@ -183,6 +183,37 @@ func TestGateGrantLongContextPrice(t *testing.T) {
 	}
 }
 
+// TestGateGrantCachePricesDefault: cache classes left out of a grant's
+// prices are charged at the dearest rate relative to input (write twice
+// the input price, read the input price), never free: Claude Code reads
+// most input from the prompt cache, and a cache price of 0 let those
+// tokens pass the USD budget uncounted (helper report 2026-12-06). A
+// price given, 0 included, is kept.
+func TestGateGrantCachePricesDefault(t *testing.T) {
+	env := declaredEnv(t, "env:REAL_KEY")
+	type price struct {
+		Write float64 `json:"cache_write_per_mtok"`
+		Read  float64 `json:"cache_read_per_mtok"`
+	}
+	grant := func(extra ...string) price {
+		t.Helper()
+		args := append([]string{"grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j1",
+			"--max-requests", "1", "--max-tokens", "1000", "--output-ceiling", "1000", "--max-usd", "2", "--price-input", "3", "--price-output", "15"}, extra...)
+		code, out, errs := runGate(t, env, args...)
+		var g struct{ Price price }
+		if code != ExitOK || json.Unmarshal([]byte(out), &g) != nil {
+			t.Fatalf("grant %v: exit %d: %s", extra, code, errs)
+		}
+		return g.Price
+	}
+	if got, want := grant(), (price{Write: 6, Read: 3}); got != want {
+		t.Errorf("default cache prices %+v, want %+v", got, want)
+	}
+	if got, want := grant("--price-cache-write", "3.75", "--price-cache-read", "0"), (price{Write: 3.75, Read: 0}); got != want {
+		t.Errorf("given cache prices %+v, want %+v", got, want)
+	}
+}
+
 // TestGateGrantNamesEveryMissingFlag: one error lists every required flag
 // left out, and a --max-usd or --max-tokens below one request's
 // reservation is refused at grant time naming the minimum (issue 19 item
