@@ -1,17 +1,13 @@
 package gate
 
 import (
-	"context"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/egress"
-	egressledger "github.com/coagent8/coagent8/internal/egress/ledger"
 	"github.com/coagent8/coagent8/internal/event"
-	"github.com/coagent8/coagent8/internal/evidence"
 )
 
 // TestContainmentRefusalRecordedAfterPolicyCategoryFlood: the egress
@@ -70,26 +66,8 @@ func TestContainmentRefusalRecordedAfterPolicyCategoryFlood(t *testing.T) {
 // non-declassifiable: its content is refused egress.category.
 func categoryDecider(t *testing.T, o *Options) {
 	t.Helper()
-	portal, forbidden := 0.3, 0.8
-	pol, err := egress.NewPolicy(egress.Config{PortalThreshold: &portal, ForbiddenThreshold: &forbidden,
-		NonDeclassifiable: []egress.Category{egress.Credentials, egress.Confidential},
-		Labels:            []egress.LabelConfig{{Name: "deal", Patterns: []string{privateMarker}, Classification: 0.5, Category: egress.Confidential}},
-		Purposes:          map[egress.Purpose]egress.PurposeConfig{egress.ProviderRequest: {MaxUses: 1000, MaxBytes: 1 << 30}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	led, err := egressledger.Open(context.Background(), o.DB, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := evidence.LoadKey(filepath.Join(t.TempDir(), "evidence.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.Egress, err = egress.New(egress.Options{Policy: pol, Ledger: led, Key: key, Events: o.Events, Now: o.Now, Principal: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	policyDecider(t, o, egress.Config{NonDeclassifiable: []egress.Category{egress.Credentials, egress.Confidential},
+		Labels: []egress.LabelConfig{{Name: "deal", Patterns: []string{privateMarker}, Classification: 0.5, Category: egress.Confidential}}})
 }
 
 func compromises(f *fixture) (n int) {

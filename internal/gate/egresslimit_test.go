@@ -20,10 +20,19 @@ import (
 // o's clock.
 func forbiddenDecider(t *testing.T, o *Options) {
 	t.Helper()
+	policyDecider(t, o, egress.Config{
+		Labels: []egress.LabelConfig{{Name: "deal", Patterns: []string{privateMarker}, Classification: 0.9, Category: egress.Confidential}}})
+}
+
+// policyDecider installs in o a real egress decider with c's labels and
+// categories (portal 0.3, forbidden 0.8, provider requests within a
+// generous disclosure account) on o's database, events and clock.
+func policyDecider(t *testing.T, o *Options, c egress.Config) {
+	t.Helper()
 	portal, forbidden := 0.3, 0.8
-	pol, err := egress.NewPolicy(egress.Config{PortalThreshold: &portal, ForbiddenThreshold: &forbidden,
-		Labels:   []egress.LabelConfig{{Name: "deal", Patterns: []string{privateMarker}, Classification: 0.9, Category: egress.Confidential}},
-		Purposes: map[egress.Purpose]egress.PurposeConfig{egress.ProviderRequest: {MaxUses: 1000, MaxBytes: 1 << 30}}})
+	c.PortalThreshold, c.ForbiddenThreshold = &portal, &forbidden
+	c.Purposes = map[egress.Purpose]egress.PurposeConfig{egress.ProviderRequest: {MaxUses: 1000, MaxBytes: 1 << 30}}
+	pol, err := egress.NewPolicy(c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,11 +16,7 @@ import (
 func TestInputItemIDRefused(t *testing.T) {
 	const oai = `{"model":"gpt-5.1","max_output_tokens":10,"input":%s}`
 	fill := func(input string) string { return strings.Replace(oai, "%s", input, 1) }
-	tests := []struct {
-		name string
-		body string
-		want string // "" = admitted
-	}{
+	tests := []openAIBody{
 		{"typeless item reference", fill(`[{"id":"msg_1"},{"role":"user","content":"hi"}]`), ReasonProviderState},
 		{"null-typed item reference", fill(`[{"type":null,"id":"msg_1"}]`), ReasonProviderState},
 		{"escaped id key", fill(`[{"i\u0064":"msg_1"}]`), ReasonProviderState},
@@ -37,17 +33,5 @@ func TestInputItemIDRefused(t *testing.T) {
 		{"id in a nested object", fill(`[{"type":"function_call","call_id":"c1","name":"f","arguments":"{}","meta":{"id":"x"}}]`), ""},
 		{"string input", fill(`"hi"`), ""},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, nil)
-			_, phantom := f.grant(spec(OpenAI))
-			got, status := sendBody(t, f, OpenAI, phantom, tt.body)
-			if got != tt.want {
-				t.Errorf("reason %q (status %d), want %q", got, status, tt.want)
-			}
-			if want := map[bool]int{true: 1, false: 0}[tt.want == ""]; len(f.oai.Requests()) != want {
-				t.Errorf("double saw %d requests, want %d", len(f.oai.Requests()), want)
-			}
-		})
-	}
+	runOpenAIBodies(t, tests)
 }

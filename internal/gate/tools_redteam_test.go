@@ -56,6 +56,18 @@ type bodyCase struct {
 	want string
 }
 
+// openAIBody is a bodyCase for OpenAI's model route.
+type openAIBody struct{ name, body, want string }
+
+func runOpenAIBodies(t *testing.T, tests []openAIBody) {
+	t.Helper()
+	cases := make([]bodyCase, len(tests))
+	for i, tt := range tests {
+		cases[i] = bodyCase{tt.name, OpenAI, tt.body, tt.want}
+	}
+	runBodyCases(t, cases)
+}
+
 // runBodyCases sends each case through a fresh gate and checks its
 // reason, that a refusal reached no upstream (403, as every refusal of
 // what the body makes the provider reach) and that an admitted body did.
@@ -157,26 +169,12 @@ func TestHostedShellRefused(t *testing.T) {
 // request.hosted_tool like mcp_servers. Its spellings are refused as
 // ambiguous.
 func TestStoredPromptRefused(t *testing.T) {
-	tests := []struct {
-		name, body, want string
-	}{
+	tests := []openAIBody{
 		{"no prompt", `{"model":"gpt-5.1","max_output_tokens":10,"input":"hi"}`, ""},
 		{"stored prompt", `{"model":"gpt-5.1","max_output_tokens":10,"prompt":{"id":"pmpt_1","version":"2"},"input":"hi"}`, ReasonHostedTool},
 		{"stored prompt null", `{"model":"gpt-5.1","max_output_tokens":10,"prompt":null,"input":"hi"}`, ReasonHostedTool},
 		{"stored prompt escaped", `{"model":"gpt-5.1","max_output_tokens":10,"\u0070rompt":{"id":"pmpt_1"},"input":"hi"}`, ReasonHostedTool},
 		{"prompt in other case", `{"model":"gpt-5.1","max_output_tokens":10,"Prompt":{"id":"pmpt_1"},"input":"hi"}`, ReasonBody},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, nil)
-			_, phantom := f.grant(spec(OpenAI))
-			got, status := sendBody(t, f, OpenAI, phantom, tt.body)
-			if got != tt.want {
-				t.Errorf("reason %q (status %d), want %q", got, status, tt.want)
-			}
-			if seen, want := len(f.oai.Requests()), map[bool]int{true: 1, false: 0}[tt.want == ""]; seen != want {
-				t.Errorf("double saw %d requests, want %d", seen, want)
-			}
-		})
-	}
+	runOpenAIBodies(t, tests)
 }

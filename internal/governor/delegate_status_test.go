@@ -2,7 +2,6 @@ package governor
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/job"
-	"github.com/coagent8/coagent8/internal/store"
 )
 
 // TestStatusWaitsForTheRunner: a job whose row ended while this process
@@ -69,14 +67,6 @@ func TestOtherWorkspaceJobLooksUnknown(t *testing.T) {
 // openJobs is a job store on a fresh SQLite file.
 func openJobs(t *testing.T) *job.Store {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	jobs, err := job.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, jobs := openJobsDB(t)
 	return jobs
 }
