@@ -41,6 +41,7 @@ func (c *Catalog) Names() []string {
 // runName is e's id in the form a backend CLI names it (see [Catalog.Names]).
 func (e entry) runName() string {
 	_, name, _ := strings.Cut(e.id, "/")
+	name = withoutVariants(name)
 	if e.author == "anthropic" {
 		name = strings.ReplaceAll(name, ".", "-")
 	}
@@ -53,7 +54,8 @@ func (e entry) runName() string {
 // other spelling, such as the one `coagent8 prices show` lists.
 //
 // The run id is id without an author or router prefix (up to the last
-// "/") and an OpenRouter routing variant (":nitro"), which no CLI runs,
+// "/") and an OpenRouter variant (":nitro", ":thinking", ":free"; an
+// effort ":high" is kept), which no CLI runs,
 // and, for a Claude model, with dashes for dots (Anthropic's ids have no
 // dots). When c knows the model, its version is spelt as [Catalog.Names]
 // spells it ("gpt-6-1-sol" → "gpt-6.1-sol"), keeping a dated, "-latest"
@@ -77,16 +79,35 @@ func (c *Catalog) RunID(id string) (run string, known bool) {
 }
 
 // cliSpelling is id without what no CLI runs: an author or router prefix
-// and a routing variant; a Claude id's dots are dashes.
+// and a listing or routing variant; a Claude id's dots are dashes.
 func cliSpelling(id string) string {
 	if i := strings.LastIndexByte(id, '/'); i >= 0 {
 		id = id[i+1:]
 	}
-	id = routingRE().ReplaceAllString(id, "")
+	id = withoutVariants(id)
 	if authorFor("", strings.ToLower(id)) == "anthropic" {
 		id = strings.ReplaceAll(id, ".", "-")
 	}
 	return id
+}
+
+// withoutVariants is id without its ":variant" suffixes but a reasoning
+// effort (":high"), which a rule names: OpenRouter lists a model also
+// under variants no CLI runs, the routing ones (":nitro") and others
+// (":thinking", ":free", ":extended", ":beta"), and a refreshed price list
+// carries them. Kept, `prices show` named claude-3-7-sonnet:thinking the
+// id a CLI runs and `governance allow` took it: a rule that never applies.
+func withoutVariants(id string) string {
+	base, rest, ok := strings.Cut(id, ":")
+	if !ok {
+		return id
+	}
+	for _, v := range strings.Split(rest, ":") {
+		if b, effort := policy.StripEffort("x:" + v); effort && b == "x" {
+			base += ":" + v
+		}
+	}
+	return base
 }
 
 // spell returns name with its stem (name without a dated or "-latest"

@@ -1,6 +1,7 @@
 package price
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -95,5 +96,51 @@ func TestRunID(t *testing.T) {
 	var nilCat *Catalog
 	if run, known := nilCat.RunID("openai/gpt-5.1"); run != "gpt-5.1" || known {
 		t.Errorf("nil catalog: RunID = %q, %v; want gpt-5.1, false", run, known)
+	}
+}
+
+// TestRunIDListingVariants (red team): OpenRouter lists a model also
+// under variants no CLI runs — ":thinking", ":free", ":extended",
+// ":beta" besides the routing ones — and a refreshed price list carries
+// them. RunID, Names and IDs dropped only the routing variants, so
+// `prices show` named claude-3-7-sonnet:thinking as the id the backend
+// runs and `governance allow` took it (known, and already in the run
+// spelling): an allow rule that never applies. A reasoning-effort
+// suffix (":high") is kept: a rule names it.
+func TestRunIDListingVariants(t *testing.T) {
+	c := mustParse(t, `{"data":[
+ {"id":"anthropic/claude-3.7-sonnet","pricing":{"completion":"0.000015"}},
+ {"id":"anthropic/claude-3.7-sonnet:thinking","pricing":{"completion":"0.000015"}},
+ {"id":"openai/gpt-oss-120b:free","pricing":{"completion":"0"}},
+ {"id":"openai/gpt-4o:extended","pricing":{"completion":"0.000018"}},
+ {"id":"openai/gpt-4o","pricing":{"completion":"0.00001"}}
+]}`)
+	got := map[string]string{}
+	for _, id := range []string{"anthropic/claude-3.7-sonnet:thinking", "claude-3-7-sonnet:thinking", "openai/gpt-oss-120b:free",
+		"gpt-4o:extended", "gpt-4o:beta:nitro", "gpt-4o:high", "gpt-4o:nitro:high"} {
+		run, known := c.RunID(id)
+		got[id] = fmt.Sprint(run, " ", known)
+	}
+	for _, p := range c.IDs() {
+		got["IDs "+p.ID] = p.RunID
+	}
+	got["Names"] = strings.Join(c.Names(), " ")
+	want := map[string]string{
+		"anthropic/claude-3.7-sonnet:thinking":     "claude-3-7-sonnet true",
+		"claude-3-7-sonnet:thinking":               "claude-3-7-sonnet true",
+		"openai/gpt-oss-120b:free":                 "gpt-oss-120b true",
+		"gpt-4o:extended":                          "gpt-4o true",
+		"gpt-4o:beta:nitro":                        "gpt-4o true",
+		"gpt-4o:high":                              "gpt-4o:high true",
+		"gpt-4o:nitro:high":                        "gpt-4o:high true",
+		"IDs anthropic/claude-3.7-sonnet":          "claude-3-7-sonnet",
+		"IDs anthropic/claude-3.7-sonnet:thinking": "claude-3-7-sonnet",
+		"IDs openai/gpt-oss-120b:free":             "gpt-oss-120b",
+		"IDs openai/gpt-4o:extended":               "gpt-4o",
+		"IDs openai/gpt-4o":                        "gpt-4o",
+		"Names":                                    "claude-3-7-sonnet gpt-4o gpt-oss-120b",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("run ids (-want +got):\n%s", d)
 	}
 }
