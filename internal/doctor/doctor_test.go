@@ -207,7 +207,7 @@ func TestRefusalOtherError(t *testing.T) {
 // install advice only, and a kernel or deliberately profile-contained
 // backend none.
 func TestContainmentAdvice(t *testing.T) {
-	const unreadable = "the credential gate.credentials.anthropic declares, env:C8_KEY, cannot be read (unset, missing or empty): " +
+	const unreadable = "the credential gate.credentials.anthropic declares, env:C8_KEY, cannot be read: empty or unset; " +
 		"set it before starting coagent8, or change gate.credentials.anthropic"
 	const login = "Claude Code is installed but not logged in: log in to Claude Code (run claude and use /login), then run doctor again."
 	tests := []struct {

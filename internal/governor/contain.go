@@ -145,7 +145,7 @@ func (g *Governor) credentialReadable(declared string) (containWhy, bool) {
 		return containWhy{ContainConfig, "the gate credentials of the coagent8 configuration are unusable: " + key + " must be env:NAME or file:/abs/path (a clean absolute path)"}, false
 	}
 	if _, err := (secret.Resolver{Env: g.env}).Resolve(ref); err != nil {
-		return containWhy{ContainCredentialUnresolved, "the credential " + key + " declares, " + ref.String() + ", cannot be read (unset, missing or empty): " +
+		return containWhy{ContainCredentialUnresolved, "the credential " + key + " declares, " + ref.String() + ", cannot be read: " + secret.Cause(err) + "; " +
 			"set it before starting coagent8, or change " + key}, false
 	}
 	return containWhy{}, true

@@ -49,6 +49,10 @@ func TestContainment(t *testing.T) {
 			return governor.DelegateDeps{}, fault.New(fault.SandboxUnavailable, "sandbox.unqualified", "user namespaces are disabled")
 		}
 	}
+	fifo := filepath.Join(t.TempDir(), "key-fifo")
+	if err := mkfifo(fifo); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name, cfg  string
 		env        []string
@@ -58,11 +62,16 @@ func TestContainment(t *testing.T) {
 		{"no gate credential", allowM, nil, nil, governor.Containment{Backend: "claude", Kind: "profile", ReasonCode: governor.ContainNoCredential,
 			Reason: "no gate credential configured for anthropic (set gate.credentials.anthropic to env:NAME or file:/abs/path)"}},
 		{"declared variable unset", creds, nil, noCLI, governor.Containment{Backend: "claude", Kind: "profile", ReasonCode: governor.ContainCredentialUnresolved,
-			Reason: "the credential gate.credentials.anthropic declares, env:REAL_KEY, cannot be read (unset, missing or empty): " +
+			Reason: "the credential gate.credentials.anthropic declares, env:REAL_KEY, cannot be read: empty or unset; " +
 				"set it before starting coagent8, or change gate.credentials.anthropic"}},
 		{"declared file missing", strings.Replace(creds, "env:REAL_KEY", "file:/nonexistent/coagent8-key", 1), nil, noCLI,
 			governor.Containment{Backend: "claude", Kind: "profile", ReasonCode: governor.ContainCredentialUnresolved,
-				Reason: "the credential gate.credentials.anthropic declares, file:/nonexistent/coagent8-key, cannot be read (unset, missing or empty): " +
+				Reason: "the credential gate.credentials.anthropic declares, file:/nonexistent/coagent8-key, cannot be read: file unreadable (missing or not permitted); " +
+					"set it before starting coagent8, or change gate.credentials.anthropic"}},
+		// The cause is named (red team: a FIFO read "unset, missing or empty").
+		{"declared file a FIFO", strings.Replace(creds, "env:REAL_KEY", "file:"+fifo, 1), nil, noCLI,
+			governor.Containment{Backend: "claude", Kind: "profile", ReasonCode: governor.ContainCredentialUnresolved,
+				Reason: "the credential gate.credentials.anthropic declares, file:" + fifo + ", cannot be read: not a regular file (p---------): name the credential file itself; " +
 					"set it before starting coagent8, or change gate.credentials.anthropic"}},
 		{"claude CLI missing", creds, []string{key, "PATH=/nonexistent-c8"}, noCLI, governor.Containment{Backend: "claude", Kind: "profile",
 			ReasonCode: governor.ContainCLINotFound, Reason: "the claude CLI was not found, so no Claude Code can run in the kernel sandbox: claude CLI not found; searched: /nonexistent-c8/claude" +
@@ -98,7 +107,7 @@ func TestRunReportsContainment(t *testing.T) {
 	const unset = `{"governance":{"models":{"allow":["m-default"]}},"gate":{"credentials":{"anthropic":"env:REAL_KEY"}}}`
 	for _, tc := range []struct{ name, cfg, reason string }{
 		{"no gate credential", allowM, "no gate credential configured for anthropic (set gate.credentials.anthropic to env:NAME or file:/abs/path)"},
-		{"declared variable unset", unset, "the credential gate.credentials.anthropic declares, env:REAL_KEY, cannot be read (unset, missing or empty): " +
+		{"declared variable unset", unset, "the credential gate.credentials.anthropic declares, env:REAL_KEY, cannot be read: empty or unset; " +
 			"set it before starting coagent8, or change gate.credentials.anthropic"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

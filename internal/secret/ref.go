@@ -76,6 +76,18 @@ type BindingError struct {
 }
 
 func (e *BindingError) Error() string { return fmt.Sprintf("resolve secret %s: %v", e.Ref, e.Err) }
+
+// Cause returns why err, from [Resolver.Resolve], could not resolve its
+// reference: one of the fixed phrases of a *[BindingError] ("empty or
+// unset", "not a regular file (…)", "file larger than 64 KiB …"), which
+// never hold a value; "unreadable" for any other error.
+func Cause(err error) string {
+	var be *BindingError
+	if errors.As(err, &be) && be.Err != nil {
+		return be.Err.Error()
+	}
+	return "unreadable"
+}
 func (e *BindingError) Unwrap() error { return e.Err }
 
 // Resolve returns the secret r names. An unset or empty variable, or an
