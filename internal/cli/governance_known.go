@@ -83,7 +83,9 @@ func (k knownModels) runID(id string) string {
 }
 
 // closest returns the known id nearest to id in edit distance, or "" when
-// none is near enough to be a misspelling of it.
+// none is near enough to be a misspelling of it. An id whose digits
+// differ names another version, not a misspelling: claude-opus-4-0 was
+// offered claude-opus-4-1, another model at another price (red team).
 func (k knownModels) closest(id string) string {
 	names := slices.Clone(k.ids)
 	for _, c := range k.catalogs {
@@ -92,11 +94,25 @@ func (k knownModels) closest(id string) string {
 	slices.Sort(names) // ties go to the first in order, whatever the sources' order
 	best, bestD := "", min(3, len(id)/3)+1
 	for _, n := range names {
+		if digits(n) != digits(id) {
+			continue
+		}
 		if d := levenshtein.ComputeDistance(strings.ToLower(id), strings.ToLower(n)); d < bestD {
 			best, bestD = n, d
 		}
 	}
 	return best
+}
+
+// digits returns the decimal digits of s, in order: a model's version
+// and date.
+func digits(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, s)
 }
 
 // unknownModel is the INVALID_INPUT refusal of id, with the nearest known

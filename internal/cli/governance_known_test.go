@@ -70,6 +70,8 @@ func TestGovernanceUnknownModel(t *testing.T) {
 			refused + `"claude-sonet-4" (did you mean "claude-sonnet-4"?): coagent8 knows`, false},
 		{"typo on deny", "", []string{"deny", "gpt-6.1-sool"}, ExitUsage, refused + `"gpt-6.1-sool" (did you mean "gpt-6.1-sol"?)`, false},
 		{"nothing near", "", []string{"ask", "totally-unknown"}, ExitUsage, refused + `"totally-unknown": coagent8 knows`, false},
+		// Another version is another model: no suggestion of it.
+		{"other version", "", []string{"allow", "claude-opus-4-0"}, ExitUsage, refused + `"claude-opus-4-0": coagent8 knows`, false},
 		{"unlisted", "", []string{"allow", "totally-unknown", "--unlisted"}, ExitOK, "", true},
 		{"known", "", []string{"deny", "claude-sonnet-5-5"}, ExitOK, "", true},
 		{"unpriced current model", "", []string{"allow", "gpt-5.6-luna"}, ExitOK, "", true},
