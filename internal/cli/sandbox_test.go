@@ -45,6 +45,11 @@ func TestSandboxRunQualifiesThenRuns(t *testing.T) {
 	if strings.Contains(out, key) || strings.Contains(out, "API_KEY") {
 		t.Errorf("credential reached the child env: %q", out)
 	}
+	// The user's own --env credential is dropped, and they are told so
+	// before the command runs (not only in the receipt's env_removed).
+	if !strings.Contains(errs, "coagent8: sandbox: --env OPENAI_API_KEY not passed: credential names never reach the sandbox") || strings.Contains(errs, key) {
+		t.Errorf("stderr does not say --env OPENAI_API_KEY was dropped (or shows its value): %q", errs)
+	}
 	var r sandbox.Receipt
 	b, _ := os.ReadFile(rec)
 	if err := json.Unmarshal(b, &r); err != nil || r.Exit.Class != sandbox.ExitExited || r.BinaryDigest == "" {

@@ -110,6 +110,14 @@ func buildEnv(extra []string) (env, removed []string, err error) {
 	return env, removed, nil
 }
 
+// RemovedEnv returns the names among extra (NAME=VALUE entries, as
+// [Spec.Env]) that a run removes as credential names, sorted; a
+// malformed entry is left to the run's own refusal.
+func RemovedEnv(extra []string) []string {
+	_, removed, _ := buildEnv(extra)
+	return removed
+}
+
 // envNames returns the names of env entries (for receipts: names, never
 // values).
 func envNames(env []string) []string {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -117,6 +118,12 @@ func Run(ctx context.Context, env config.Env, out, errw io.Writer, o Options, ar
 		return err
 	}
 	defer closeEvents()
+	if removed := sandbox.RemovedEnv(o.spec.Env); len(removed) > 0 {
+		// Said before the command's own output, not only in the receipt's
+		// env_removed: the user asked for these and the command runs
+		// without them.
+		fmt.Fprintf(errw, "coagent8: sandbox: --env %s not passed: credential names never reach the sandbox\n", strings.Join(removed, ", "))
+	}
 	o.spec.Path, o.spec.Args = args[0], args[1:]
 	o.spec.Limits.Memory, o.spec.Limits.Output = o.memoryMB<<20, o.outputMB<<20
 	o.spec.Limits.Wall = o.timeout
