@@ -221,6 +221,9 @@ func (g *Gate) reserveIn(ctx context.Context, tx store.Tx, a *admission) string 
 		if reason := g.checkLive(ctx, tx, a); reason != "" {
 			return reason
 		}
+		if !g.unmetered.take(a.grant.ID, unmeteredAllowance(a.grant.Limits.Requests)) {
+			return ReasonBudgetUnmetered
+		}
 		rid, err := g.ledger.book(ctx, tx, a.grant.ID, Amount{}, now, tag)
 		if err != nil {
 			return ReasonUnavailable

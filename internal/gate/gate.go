@@ -132,8 +132,9 @@ type Gate struct {
 	// settling counts settlements still being written; Close waits for them.
 	settling sync.WaitGroup
 
-	refused refusals
-	sent    sentMarks // attempts sent since the last watcher tick
+	refused   refusals
+	unmetered unmeteredCounts // unmetered requests per grant ([unmeteredAllowance])
+	sent      sentMarks       // attempts sent since the last watcher tick
 
 	mu       sync.Mutex
 	bindings map[string]Grant // keyed hash → immutable binding fields only

@@ -29,6 +29,7 @@ const (
 	ReasonHeaderForm          = "request.header_form"    // allowlisted header repeated, empty, folded or not printable ASCII
 	ReasonDuplicateCredential = "credential.duplicate"   // x-api-key or Authorization repeated, or Proxy-Authorization sent
 	ReasonBudgetRequests      = "budget.requests"        // the request budget is used up
+	ReasonBudgetUnmetered     = "budget.unmetered"       // the grant's allowance of unmetered requests (token counts, model lists) in this gate is used up
 	ReasonBudgetTokens        = "budget.tokens"          // used tokens leave no room for this request's reservation
 	ReasonBudgetSpend         = "budget.spend"           // used spend leaves no room for this request's reservation
 	ReasonBudgetReserved      = "budget.reserved"        // room only once requests in flight settle: retry later
@@ -52,7 +53,7 @@ func status(reason string) int {
 	switch reason {
 	case ReasonBudgetReserved:
 		return 429
-	case ReasonRequestTokens, ReasonRequestSpend, ReasonBudgetRequests, ReasonBudgetTokens, ReasonBudgetSpend:
+	case ReasonRequestTokens, ReasonRequestSpend, ReasonBudgetRequests, ReasonBudgetTokens, ReasonBudgetSpend, ReasonBudgetUnmetered:
 		return 402 // Anthropic's billing_error: printed once, never retried
 	case ReasonNoCredential, ReasonAmbiguous, ReasonRealKey, ReasonUnknownGrant, ReasonDuplicateCredential:
 		return 401

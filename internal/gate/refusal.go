@@ -25,6 +25,8 @@ func refusalMessage(reason string, a *admission) string {
 	case ReasonBudgetSpend, ReasonBudgetTokens, ReasonBudgetRequests:
 		return msg + fmt.Sprintf(": the grant's budget is used up (limits: %d requests, %d tokens, $%.6f; this request reserves %d tokens, $%.6f); "+
 			"create a new grant to continue", l.Requests, l.Tokens, l.Spend.Dollars(), r.Tokens, r.Spend.Dollars())
+	case ReasonBudgetUnmetered:
+		return msg + fmt.Sprintf(": the grant's %d unmetered requests (token counts, model lists) in this gate are used up; create a new grant to continue", unmeteredAllowance(l.Requests))
 	case ReasonBudgetReserved:
 		return msg + ": requests in flight hold the rest of the grant's budget; retry when they finish"
 	case ReasonProviderFetch:
