@@ -21,6 +21,16 @@ DEBIAN_PACKAGES=(git bubblewrap socat ripgrep nginx iproute2 chromium)
 
 log() { printf 'install: %s\n' "$*" >&2; }
 
+# The one option is --no-doctor; anything else (a typo such as --nodoctor)
+# is refused rather than ignored, so the run does what was asked.
+case "$#:${1:-}" in
+0: | 1:--no-doctor) ;;
+*)
+	log "usage: bash scripts/install.sh [--no-doctor]  (got: $*)"
+	exit 2
+	;;
+esac
+
 install_debian() {
 	local missing=()
 	for p in "${DEBIAN_PACKAGES[@]}"; do

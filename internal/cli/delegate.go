@@ -89,7 +89,13 @@ func (l *lazyDelegation) open(ctx context.Context) (_ governor.DelegateDeps, err
 	// refuses roots that overlap it), private to this user.
 	cands := filepath.Join(os.TempDir(), fmt.Sprintf("coagent8-candidates-%d", os.Getuid()))
 	if err := os.MkdirAll(cands, 0o700); err != nil {
-		return governor.DelegateDeps{}, fault.Wrap(fault.ProcessError, "delegate.candidates", "the candidate directory cannot be made", err)
+		if _, serr := os.Lstat(cands); serr == nil {
+			if perr := privateDir(cands); perr != nil {
+				return governor.DelegateDeps{}, perr // something else is there: say what
+			}
+		}
+		return governor.DelegateDeps{}, fault.Wrap(fault.ProcessError, "delegate.candidates",
+			"the candidate directory "+cands+" cannot be made: set TMPDIR to a private directory you can write", err)
 	}
 	if err := privateDir(cands); err != nil {
 		return governor.DelegateDeps{}, err
@@ -319,7 +325,7 @@ func privateDir(dir string) error {
 	}
 	if fi.Mode().Perm() != 0o700 {
 		return fault.New(fault.ProcessError, "delegate.candidates", fmt.Sprintf(
-			"the candidate directory %s has mode %v, not 0700: remove it (coagent8 makes it anew), or set TMPDIR to a private directory", dir, fi.Mode().Perm()))
+			"the candidate directory %s has mode %#o, not 0700: remove it (coagent8 makes it anew), or set TMPDIR to a private directory", dir, fi.Mode().Perm()))
 	}
 	return nil
 }

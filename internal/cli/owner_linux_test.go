@@ -40,7 +40,7 @@ func TestPrivateDir(t *testing.T) {
 	}
 	for _, tt := range []struct{ dir, want string }{
 		{own, ""},
-		{open, "has mode -rwxr-xr-x, not 0700"},
+		{open, "has mode 0755, not 0700"},
 		{other, "belongs to uid " + otherUID + ", not to this user"},
 		{file, "is not a directory"},
 		{filepath.Join(base, "missing"), "is not a directory"},

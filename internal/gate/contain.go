@@ -43,7 +43,7 @@ func (g *Gate) RevokeJob(ctx context.Context, job string) ([]string, error) {
 // suppressed counts.
 func (g *Gate) revokeJob(ctx context.Context, job string) ([]string, error) {
 	if !validJobID(job) {
-		return nil, fault.New(fault.InvalidInput, "gate.job", "job id must match [A-Za-z0-9._:-]{1,128}")
+		return nil, fault.New(fault.InvalidInput, "gate.job", "job id must match [A-Za-z0-9][A-Za-z0-9._:-]{0,127} (a letter or digit first)")
 	}
 	ids, err := g.ledger.revokeJob(ctx, job)
 	if err != nil {

@@ -186,7 +186,7 @@ func (s Spec) validate() error {
 	case !validModelID(s.Model):
 		return bad("gate.model", "model must be an exact model id")
 	case !validJobID(s.Job):
-		return bad("gate.job", "job id must match [A-Za-z0-9._:-]{1,128}")
+		return bad("gate.job", "job id must match [A-Za-z0-9][A-Za-z0-9._:-]{0,127} (a letter or digit first)")
 	case s.TTL <= 0 || s.TTL > 7*24*time.Hour:
 		return bad("gate.ttl", "ttl must be between 1ns and 7 days")
 	case s.MaxRequests <= 0 || s.MaxTokens <= 0 || s.MaxSpend <= 0:

@@ -32,7 +32,7 @@ func refusalMessage(reason string, a *admission) string {
 	case ReasonProviderFetch:
 		return msg + ": an image or document given by URL would be fetched by the provider itself; send it inline (base64 or a data: URL)"
 	case ReasonProviderState:
-		return msg + ": the request names content the provider stores (previous_response_id, conversation, item_reference, an uploaded file id), which the gate cannot size or decide; send the content inline in the request"
+		return msg + ": the request names content the provider stores (an OpenAI previous_response_id, conversation, item reference, reasoning item by id or file_id; an Anthropic file source or container_upload), which the gate cannot size or decide; send the content inline in the request"
 	case ReasonHostedTool:
 		return msg + `: only tools the client runs itself are admitted, not the provider's hosted tools (web search, web fetch, MCP); for Codex set web_search="disabled"`
 	}
