@@ -36,6 +36,13 @@ func policyDecider(t *testing.T, o *Options, c egress.Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	installDecider(t, o, pol)
+}
+
+// installDecider sets o.Egress to the production decider under pol, on
+// o's database, events and clock, with its own evidence key.
+func installDecider(t *testing.T, o *Options, pol *egress.Policy) {
+	t.Helper()
 	led, err := egressledger.Open(context.Background(), o.DB, nil)
 	if err != nil {
 		t.Fatal(err)

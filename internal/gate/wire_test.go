@@ -2,7 +2,6 @@ package gate
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -13,9 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/coagent8/coagent8/internal/egress"
-	egressledger "github.com/coagent8/coagent8/internal/egress/ledger"
 	"github.com/coagent8/coagent8/internal/event"
-	"github.com/coagent8/coagent8/internal/evidence"
 	"github.com/coagent8/coagent8/internal/providertest"
 )
 
@@ -35,19 +32,7 @@ func patternDecider(t *testing.T, o *Options, pattern string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	led, err := egressledger.Open(context.Background(), o.DB, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := evidence.LoadKey(t.TempDir() + "/evidence.key")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := egress.New(egress.Options{Policy: pol, Ledger: led, Key: key, Events: o.Events, Principal: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.Egress = d
+	installDecider(t, o, pol)
 }
 
 // upstreamHeaders are the header names the double may ever see for an
