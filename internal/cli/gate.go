@@ -203,23 +203,7 @@ func (a *app) gateGrant(ctx context.Context, o gateGrantOptions, given func(flag
 		MaxTokens: o.maxTokens, MaxSpend: gate.USD(o.maxUSD), OutputCeiling: o.ceiling}
 	if given("price-input") {
 		s.Price = &o.price
-		// A cache class left out is charged, never free: Claude Code
-		// reads most of its input from the prompt cache, and a cache
-		// price of 0 let those tokens pass the USD budget uncounted.
-		// Unset, each takes the dearest rate a provider charges for it
-		// relative to input (Anthropic: 1.25x or 2x to write).
-		if !given("price-cache-write") {
-			o.price.CacheWritePerMTok = 2 * o.price.InputPerMTok
-		}
-		if !given("price-cache-read") {
-			o.price.CacheReadPerMTok = o.price.InputPerMTok
-		}
-		if !given("price-long-cache-write") {
-			o.price.LongCacheWritePerMTok = 2 * o.price.LongInputPerMTok
-		}
-		if !given("price-long-cache-read") {
-			o.price.LongCacheReadPerMTok = o.price.LongInputPerMTok
-		}
+		defaultCachePrices(&o.price, given)
 	}
 	g, closeFn, err := a.openGate(ctx, gate.Options{Credentials: creds}, noForwarding)
 	if err != nil {
@@ -235,6 +219,50 @@ func (a *app) gateGrant(ctx context.Context, o gateGrantOptions, given func(flag
 		gate.Grant
 		Phantom string `json:"phantom"`
 	}{gr, phantom.Reveal()})
+}
+
+// defaultCachePrices fills the cache prices of p not given on the command
+// line. A cache class left out is charged, never free: Claude Code reads
+// most of its input from the prompt cache, and a cache price of 0 let
+// those tokens pass the USD budget uncounted. Unset, each takes the
+// dearest rate a provider charges for it relative to input (Anthropic:
+// 1.25x or 2x to write). With a long-context tier, a defaulted rate also
+// keeps the tier's rule (each long rate at least its base rate) against
+// the rate given for the other tier: a defaulted base rate is at most the
+// long rate given, a defaulted long rate at least the base rate given, so
+// the provider's own prices with one tier's cache prices left out are
+// not refused gate.price. A long rate given as 0 never makes a defaulted
+// base rate free: that grant is refused gate.price, as before.
+func defaultCachePrices(p *gate.Price, given func(flag string) bool) {
+	write, read := !given("price-cache-write"), !given("price-cache-read")
+	longWrite, longRead := !given("price-long-cache-write"), !given("price-long-cache-read")
+	if write {
+		p.CacheWritePerMTok = 2 * p.InputPerMTok
+	}
+	if read {
+		p.CacheReadPerMTok = p.InputPerMTok
+	}
+	if longWrite {
+		p.LongCacheWritePerMTok = 2 * p.LongInputPerMTok
+	}
+	if longRead {
+		p.LongCacheReadPerMTok = p.LongInputPerMTok
+	}
+	if p.LongContextTokens <= 0 {
+		return
+	}
+	switch {
+	case write && !longWrite && p.LongCacheWritePerMTok > 0:
+		p.CacheWritePerMTok = min(p.CacheWritePerMTok, p.LongCacheWritePerMTok)
+	case longWrite && !write:
+		p.LongCacheWritePerMTok = max(p.LongCacheWritePerMTok, p.CacheWritePerMTok)
+	}
+	switch {
+	case read && !longRead && p.LongCacheReadPerMTok > 0:
+		p.CacheReadPerMTok = min(p.CacheReadPerMTok, p.LongCacheReadPerMTok)
+	case longRead && !read:
+		p.LongCacheReadPerMTok = max(p.LongCacheReadPerMTok, p.CacheReadPerMTok)
+	}
 }
 
 func newGateIDCmd(a *app, verb string) *cobra.Command {

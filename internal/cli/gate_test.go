@@ -214,6 +214,56 @@ func TestGateGrantCachePricesDefault(t *testing.T) {
 	}
 }
 
+// TestGateGrantCacheDefaultsKeepTheTier: a defaulted cache price never
+// makes a complete set of given prices break the long-context rule (each
+// long rate at least its base rate). Anthropic's own prices with the base
+// cache prices left out (long cache read 0.6 below the defaulted base 3)
+// were refused gate.price, whose message asked for the --price-long-*
+// flags already given (red team). A defaulted base rate is at most the
+// long rate given; a defaulted long rate at least the base rate given.
+func TestGateGrantCacheDefaultsKeepTheTier(t *testing.T) {
+	env := declaredEnv(t, "env:REAL_KEY")
+	type price struct {
+		Write     float64 `json:"cache_write_per_mtok"`
+		Read      float64 `json:"cache_read_per_mtok"`
+		LongWrite float64 `json:"long_cache_write_per_mtok"`
+		LongRead  float64 `json:"long_cache_read_per_mtok"`
+	}
+	for _, tt := range []struct {
+		name  string
+		extra []string
+		want  price
+	}{
+		{"long cache given, base defaulted", []string{"--price-long-cache-write", "7.5", "--price-long-cache-read", "0.6"},
+			price{Write: 6, Read: 0.6, LongWrite: 7.5, LongRead: 0.6}},
+		{"base cache given above the long default", []string{"--price-cache-write", "20", "--price-cache-read", "7"},
+			price{Write: 20, Read: 7, LongWrite: 20, LongRead: 7}},
+		{"all defaulted", nil, price{Write: 6, Read: 3, LongWrite: 12, LongRead: 6}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j1",
+				"--max-requests", "1", "--max-tokens", "1000", "--output-ceiling", "1000", "--max-usd", "2", "--price-input", "3", "--price-output", "15",
+				"--price-long-context-tokens", "200000", "--price-long-input", "6", "--price-long-output", "22.5"}, tt.extra...)
+			code, out, errs := runGate(t, env, args...)
+			var g struct{ Price price }
+			if code != ExitOK || json.Unmarshal([]byte(out), &g) != nil {
+				t.Fatalf("grant: exit %d: %s", code, errs)
+			}
+			if g.Price != tt.want {
+				t.Errorf("cache prices %+v, want %+v", g.Price, tt.want)
+			}
+		})
+	}
+	// A long cache read given as 0 does not make the defaulted base read
+	// free: refused gate.price as before.
+	code, _, errs := runGate(t, env, "grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j1",
+		"--max-requests", "1", "--max-tokens", "1000", "--output-ceiling", "1000", "--max-usd", "2", "--price-input", "3", "--price-output", "15",
+		"--price-long-context-tokens", "200000", "--price-long-input", "6", "--price-long-output", "22.5", "--price-long-cache-read", "0")
+	if code != ExitUsage || !strings.Contains(errs, "gate.price") {
+		t.Errorf("long cache read 0: exit %d, stderr %q; want gate.price", code, errs)
+	}
+}
+
 // TestGateGrantNamesEveryMissingFlag: one error lists every required flag
 // left out, and a --max-usd or --max-tokens below one request's
 // reservation is refused at grant time naming the minimum (issue 19 item
