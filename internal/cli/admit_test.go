@@ -189,3 +189,34 @@ func TestJobShowEmptyFindingList(t *testing.T) {
 		}
 	}
 }
+
+// TestJobsWorkspaceThroughSymlink: a delegate job records its workspace
+// with symlinks resolved (turn.Workspace), and admit and reject compare
+// resolved paths, but `jobs --workspace` compared the path as typed: the
+// checkout named through a symlink — or `--workspace .` in a shell whose
+// current directory is one (os.Getwd keeps $PWD), such as macOS's /tmp —
+// printed [] as if it had no jobs (issue 18 item 6's symptom; red team).
+func TestJobsWorkspaceThroughSymlink(t *testing.T) {
+	env := testEnv(t)
+	ws := newWorkspace(t)
+	id := seedJob(t, env, ws, "a.txt", "a\nb\n", "")
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(ws, link); err != nil {
+		t.Fatal(err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(cwd, link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, filter := range []string{link, rel} {
+		code, out, errs := runCLI(t, env, "", "jobs", "--workspace", filter)
+		var list []jobLine
+		if code != ExitOK || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 || list[0].ID != id {
+			t.Errorf("jobs --workspace %s: exit %d, stdout %q, stderr %q; want job %s", filter, code, out, errs, id)
+		}
+	}
+}

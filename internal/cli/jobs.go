@@ -129,6 +129,13 @@ func (a *app) listJobs(ctx context.Context, jobs *job.Store, workspace string) e
 			return err
 		}
 		workspace = abs
+		// Jobs record it with symlinks resolved (turn.Workspace), as admit
+		// compares it: a checkout named through a symlink, or `.` in a
+		// shell whose current directory is one (os.Getwd keeps $PWD),
+		// matched nothing. A deleted checkout keeps the path as given.
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			workspace = real
+		}
 	}
 	list, err := jobs.List(ctx, workspace)
 	if err != nil {
