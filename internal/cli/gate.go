@@ -140,8 +140,8 @@ func newGateGrantCmd(a *app) *cobra.Command {
 	fl.Int64Var(&o.ceiling, "output-ceiling", 0, "output tokens reserved when a request names no limit (0 = 128000)")
 	fl.Float64Var(&o.price.InputPerMTok, "price-input", 0, "USD per million input tokens (required: each grant carries its own prices)")
 	fl.Float64Var(&o.price.OutputPerMTok, "price-output", 0, "USD per million output tokens (required; 0 only for a model whose output is free)")
-	fl.Float64Var(&o.price.CacheWritePerMTok, "price-cache-write", 0, "USD per million cache-write tokens (default: twice --price-input, the dearest provider rate; 0 only if they are free)")
-	fl.Float64Var(&o.price.CacheReadPerMTok, "price-cache-read", 0, "USD per million cache-read tokens (default: --price-input; 0 only if they are free)")
+	fl.Float64Var(&o.price.CacheWritePerMTok, "price-cache-write", 0, "USD per million cache-write tokens (default: twice --price-input, the dearest provider rate, at most --price-long-cache-write; 0 only if they are free)")
+	fl.Float64Var(&o.price.CacheReadPerMTok, "price-cache-read", 0, "USD per million cache-read tokens (default: --price-input, at most --price-long-cache-read; 0 only if they are free)")
 	fl.Int64Var(&o.price.LongContextTokens, "price-long-context-tokens", 0,
 		"long-context tier: above this many input tokens (cache included) a request is priced at the --price-long-* rates (0 = no tier)")
 	fl.Float64Var(&o.price.LongInputPerMTok, "price-long-input", 0, "long-context tier: USD per million input tokens")

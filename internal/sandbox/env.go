@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -115,7 +116,7 @@ func buildEnv(extra []string) (env, removed []string, err error) {
 // malformed entry is left to the run's own refusal.
 func RemovedEnv(extra []string) []string {
 	_, removed, _ := buildEnv(extra)
-	return removed
+	return slices.Compact(removed) // sorted: a name given twice is said once
 }
 
 // envNames returns the names of env entries (for receipts: names, never
