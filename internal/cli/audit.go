@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/coagent8/coagent8/internal/allowance"
 	"os"
 	"path/filepath"
 	"sort"
@@ -123,6 +124,27 @@ func auditEvents(path string, key evidence.Key, limit int) []event.Event {
 	return out
 }
 
+// plainIDs are the event ids that are values, not identifiers: a run's
+// exit status and how many records a limit left out. Digested, audit
+// could show neither (a sandbox run's exit, a flood's size); each stays
+// plain only while it has a value's form (plainValue).
+var plainIDs = map[string]bool{"exit_code": true, "exit_class": true, allowance.IDSuppressed: true}
+
+// plainID reports whether id k with value v is shown as it is.
+func plainID(k, v string) bool {
+	if !plainIDs[k] || len(v) == 0 || len(v) > 32 {
+		return false
+	}
+	for _, r := range v {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// digestIDs replaces each identifier of ids with its evidence digest;
+// [plainIDs] stay as they are.
 func digestIDs(ids map[string]string, key evidence.Key) map[string]string {
 	if len(ids) == 0 {
 		return nil
@@ -137,6 +159,10 @@ func digestIDs(ids map[string]string, key evidence.Key) map[string]string {
 		v := ids[k]
 		if len(v) > 4 && v[:4] == "ed1:" {
 			out[k] = v // already an evidence digest
+			continue
+		}
+		if plainID(k, v) {
+			out[k] = v
 			continue
 		}
 		out[k] = key.Digest(evidence.Domain{Consumer: "audit", Purpose: "security-events", Class: "event.id",

@@ -13,6 +13,7 @@ import (
 
 	"github.com/coagent8/coagent8/internal/config"
 	"github.com/coagent8/coagent8/internal/egress/ledger"
+	"github.com/coagent8/coagent8/internal/evidence"
 	"github.com/coagent8/coagent8/internal/store"
 )
 
@@ -154,5 +155,31 @@ func TestAuditNegativeLimitWithEvents(t *testing.T) {
 	}
 	if code, out, _ := runCLI(t, env, "", "audit", "--limit", "-1"); code != ExitUsage || out != "" {
 		t.Errorf("exit %d, stdout %q; want %d and nothing", code, out, ExitUsage)
+	}
+}
+
+// TestAuditKeepsValues: an event's exit status and suppressed count are
+// values, not identifiers, and audit shows them as they are (digested,
+// a sandbox run's exit and a flood's size were unreadable); a value of
+// another form under those names, and every identifier, is digested.
+func TestAuditKeepsValues(t *testing.T) {
+	key, err := evidence.LoadKey(filepath.Join(t.TempDir(), "evidence.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := digestIDs(map[string]string{"exit_code": "-1", "exit_class": "exited", "suppressed": "200", "job": "job-1",
+		"exit_code_x": "0", "suppressed_": "1"}, key)
+	for k, want := range map[string]string{"exit_code": "-1", "exit_class": "exited", "suppressed": "200"} {
+		if got[k] != want {
+			t.Errorf("%s = %q, want %q", k, got[k], want)
+		}
+	}
+	for _, k := range []string{"job", "exit_code_x", "suppressed_"} {
+		if !strings.HasPrefix(got[k], "ed1:") {
+			t.Errorf("%s = %q, want a digest", k, got[k])
+		}
+	}
+	if v := digestIDs(map[string]string{"exit_code": "Job-With-Caps"}, key)["exit_code"]; !strings.HasPrefix(v, "ed1:") {
+		t.Errorf("exit_code of a non-value form = %q, want a digest", v)
 	}
 }
