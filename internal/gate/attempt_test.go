@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"strings"
@@ -269,5 +270,20 @@ func settledAttempts(t *testing.T, f *fixture, id string, n int) []Attempt {
 			return as
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestAttemptJSON: gate inspect prints an attempt's amounts in the
+// grant counters' snake_case with the unit in the name (they printed as
+// {"Tokens":…,"Spend":…}, newcomer report).
+func TestAttemptJSON(t *testing.T) {
+	b, err := json.Marshal(Attempt{Reserved: Amount{Tokens: 300, Spend: 4500}, Charged: Amount{Tokens: 100, Spend: 1500}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"reserved":{"tokens":300,"spend_nano_usd":4500}`, `"charged":{"tokens":100,"spend_nano_usd":1500}`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("attempt JSON %s lacks %s", b, want)
+		}
 	}
 }

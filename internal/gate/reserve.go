@@ -11,8 +11,8 @@ import (
 
 // Amount is a token count and its price.
 type Amount struct {
-	Tokens int64
-	Spend  NanoUSD
+	Tokens int64   `json:"tokens"`
+	Spend  NanoUSD `json:"spend_nano_usd"` // as the grant's counters
 }
 
 // errRefused rolls back a write transaction whose check refused.
