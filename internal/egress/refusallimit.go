@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/allowance"
@@ -63,8 +62,7 @@ const (
 type refusalLimit struct {
 	free    *allowance.Limiter // every refusal but a job's containment ones
 	repeats *allowance.Limiter // a job's containment refusals after its first
-	mu      sync.Mutex
-	seen    map[string]bool // jobs whose first containment refusal was recorded
+	seen    allowance.Set      // jobs whose first containment refusal was recorded
 }
 
 func newRefusalLimit(now func() time.Time) (*refusalLimit, error) {
@@ -77,7 +75,7 @@ func newRefusalLimit(now func() time.Time) (*refusalLimit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &refusalLimit{free: free, repeats: repeats, seen: map[string]bool{}}, nil
+	return &refusalLimit{free: free, repeats: repeats}, nil
 }
 
 // containment reports whether a refusal for reason can raise a
@@ -101,29 +99,13 @@ func splitKey(k string) (job string, p Purpose) {
 func (l *refusalLimit) admit(job string, p Purpose, reason string) (ok bool, carried int, rule string, dropped map[string]int) {
 	lim, rule := l.free, ruleRefusals
 	if containment(reason) {
-		if l.first(job) {
+		if l.seen.Add(job) { // the job's first: past the set's bound a repeat counts as a first, never the other way
 			return true, 0, ruleContainment, nil
 		}
 		lim, rule = l.repeats, ruleContainment
 	}
 	ok, carried, dropped = lim.Admit(refusalKey(job, p))
 	return ok, carried, rule, dropped
-}
-
-// first reports whether job had no containment refusal recorded before,
-// and notes that it has. Past maxRefusalKeys jobs the set starts afresh:
-// a repeat is then recorded as a first, never the other way.
-func (l *refusalLimit) first(job string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.seen[job] {
-		return false
-	}
-	if len(l.seen) >= maxRefusalKeys {
-		l.seen = map[string]bool{}
-	}
-	l.seen[job] = true
-	return true
 }
 
 // FlushRefusals records what is still left out of job's refusal records

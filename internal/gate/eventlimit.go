@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/coagent8/coagent8/internal/allowance"
@@ -94,7 +93,7 @@ const ReasonEventsSuppressed = "gate.events_suppressed"
 // job is nil), the egress decider's refusal records included.
 func (g *Gate) flushSuppressed(job *string) {
 	if job != nil {
-		g.ended.add(*job) // its grants' end: the watcher does not flush it again until it is granted anew
+		g.ended.Add(*job) // its grants' end: the watcher does not flush it again until it is granted anew
 	}
 	g.recordSuppressedAs("gate.events", takeSuppressed(g.events, job))
 	g.recordSuppressedAs("gate.signals", takeSuppressed(g.repeats, job))
@@ -122,7 +121,7 @@ func (g *Gate) flushEnded(ctx context.Context) {
 	jobs := append(g.events.Pending(), g.repeats.Pending()...)
 	slices.Sort(jobs)
 	for _, job := range slices.Compact(jobs) {
-		if job == "" || g.ended.has(job) {
+		if job == "" || g.ended.Has(job) {
 			continue // anonymous; or flushed when its grants ended: later counts wait for the next event or Close
 		}
 		if ended, err := g.ledger.jobEnded(ctx, job, g.opts.Now()); err == nil && ended {
@@ -161,10 +160,9 @@ func (g *Gate) recordSuppressedAs(rule string, counts map[string]int) {
 // cannot spend, and are accounted for like them (rule gate.signals).
 //
 // firstSignal reports whether job raised no containment signal in this
-// gate before, and notes that it has. Past maxEventKeys jobs the set
-// starts afresh: a repeat is then recorded as a first, never the other
-// way.
-func (g *Gate) firstSignal(job string) bool { return g.signals.add(job) }
+// gate before, and notes that it has (an [allowance.Set]: past its
+// bound a repeat is recorded as a first, never the other way).
+func (g *Gate) firstSignal(job string) bool { return g.signals.Add(job) }
 
 // recordSignal records e, an event of a containment signal of job: in
 // full for the job's first signal, within the repeats' allowance after.
@@ -174,38 +172,4 @@ func (g *Gate) recordSignal(job string, first bool, e event.Event) {
 		return
 	}
 	g.recordWithin(g.repeats, "gate.signals", job, e)
-}
-
-// jobSet is a set of jobs, bounded: past maxEventKeys it starts afresh,
-// so a job may be taken as new once more, never the other way (a first
-// signal recorded again, an end flushed again).
-type jobSet struct {
-	mu   sync.Mutex
-	jobs map[string]bool
-}
-
-// add adds job and reports whether it was not in the set.
-func (s *jobSet) add(job string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.jobs[job] {
-		return false
-	}
-	if s.jobs == nil || len(s.jobs) >= maxEventKeys {
-		s.jobs = map[string]bool{}
-	}
-	s.jobs[job] = true
-	return true
-}
-
-func (s *jobSet) has(job string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.jobs[job]
-}
-
-func (s *jobSet) forget(job string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.jobs, job)
 }

@@ -117,8 +117,8 @@ type Gate struct {
 	opts    Options
 	events  *allowance.Limiter // refusals and hello probes a client can cause for free
 	repeats *allowance.Limiter // containment signals of a job after its first ([Gate.firstSignal])
-	signals jobSet             // the jobs whose first containment signal was recorded
-	ended   jobSet             // the jobs whose counts were flushed when their grants ended
+	signals allowance.Set      // the jobs whose first containment signal was recorded
+	ended   allowance.Set      // the jobs whose counts were flushed when their grants ended
 	ledger  *ledger
 	joint   jointDecider          // nil: the decider cannot share the gate's transaction
 	origins map[Provider]string   // checked at New; an egress target's origin
@@ -280,7 +280,7 @@ func (g *Gate) Grant(ctx context.Context, s Spec) (Grant, secret.Value, error) {
 	if err != nil {
 		return Grant{}, secret.Value{}, err
 	}
-	g.ended.forget(s.Job) // its next end is flushed again
+	g.ended.Forget(s.Job) // its next end is flushed again
 	g.record(event.Event{Type: event.TypeDecision, Reason: "grant.created", Backend: string(s.Provider),
 		Model: s.Model, IDs: map[string]string{"grant": id, "job": s.Job}})
 	gr, err := g.ledger.get(ctx, nil, id)
