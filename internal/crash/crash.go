@@ -35,6 +35,11 @@ type Guard struct {
 	diag *redact.Redactor
 }
 
+// Stderr is the Guard of packages without a logger of their own (the
+// gate, the sandbox, the egress decider, the delegation runner): a nil
+// *Guard, which logs to standard error through the diagnostic redactor.
+var Stderr *Guard
+
 // New returns a Guard logging to log after redacting with diag (a
 // [redact.NewDiagnostic] redactor; the logger's own handler may redact
 // again). It fails with PROCESS_ERROR crash.config when either is nil.

@@ -13,6 +13,7 @@ import (
 	"github.com/coagent8/coagent8/internal/adapter"
 	"github.com/coagent8/coagent8/internal/adapter/codex/jsonrpc"
 	"github.com/coagent8/coagent8/internal/adapter/jsonl"
+	"github.com/coagent8/coagent8/internal/crash"
 	"github.com/coagent8/coagent8/internal/fault"
 )
 
@@ -129,7 +130,7 @@ func (s *codexSession) drive(ctx context.Context) {
 	// A panic in the client fails the session (the job fails with
 	// PROCESS_ERROR internal.panic) and ends the app-server, not the
 	// process that runs other jobs.
-	defer noGuard.Recover("codex session", s.fail)
+	defer crash.Stderr.Recover("codex session", s.fail)
 	conn := jsonrpc.New(jsonl.NewReader(s.outR, adapter.RecordLimits()), s.inW, s, jsonrpc.Options{})
 	if err := s.run(ctx, conn); err != nil {
 		s.fail(err)

@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/coagent8/coagent8/internal/crash"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/sandbox"
 )
@@ -227,8 +226,3 @@ func storeJSON(path string, v any) error {
 	}
 	return nil
 }
-
-// noGuard recovers the panics of the goroutines this package starts for a
-// job or a turn; the package has no logger, so they are logged to
-// standard error through the diagnostic redactor (a nil [crash.Guard]).
-var noGuard *crash.Guard

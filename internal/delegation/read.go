@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coagent8/coagent8/internal/adapter"
+	"github.com/coagent8/coagent8/internal/crash"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/gate"
 	"github.com/coagent8/coagent8/internal/process"
@@ -206,7 +207,7 @@ func (p *sandboxProc) run(ctx context.Context, sb *sandbox.Sandbox, spec sandbox
 	defer p.cancel()
 	// A panic ends this turn with PROCESS_ERROR internal.panic as its
 	// output's error, not the process; the deferred cancel ends the tree.
-	defer noGuard.Recover("read turn", p.fail)
+	defer crash.Stderr.Recover("read turn", p.fail)
 	go p.watchIdle(ctx, orDefault(s.IdleTimeout, adapter.DefaultIdleTimeout))
 	rec, err := sb.RunAgent(ctx, spec)
 	p.mu.Lock()

@@ -126,17 +126,13 @@ func hasCredential(body []byte, isJSON bool) bool {
 func scanCredential(cred chan<- bool, body, view []byte, isJSON bool) {
 	found := true
 	defer func() { cred <- found }()
-	defer noGuard.Recover("egress credential scan", nil)
+	defer crash.Stderr.Recover("egress credential scan", nil)
 	found = credentialIn(body, isJSON) || view != nil && changes(view)
 }
 
 // credentialIn is hasCredential; a variable so a test can make the scan
 // panic.
 var credentialIn = hasCredential
-
-// noGuard logs a recovered panic to standard error through the
-// diagnostic redactor (the decider has no logger of its own).
-var noGuard *crash.Guard
 
 // decodeJSON decodes body, a whole JSON value, reading numbers as
 // json.Number: a valid number beyond float64 (1E1000) failed

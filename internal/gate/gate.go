@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/coagent8/coagent8/internal/allowance"
-	"github.com/coagent8/coagent8/internal/crash"
 	"github.com/coagent8/coagent8/internal/event"
 	"github.com/coagent8/coagent8/internal/fault"
 	"github.com/coagent8/coagent8/internal/redact"
@@ -418,9 +417,3 @@ func (g *Gate) record(e event.Event) {
 	e.Time = g.opts.Now().UTC()
 	g.opts.Events.Record(e) // a failing sink must not open the gate or block it
 }
-
-// noGuard recovers the panics of the goroutines the gate starts outside
-// net/http's own recovery (drains, settlements, the watcher's ticks); the
-// gate has no logger, so they are logged to standard error through the
-// diagnostic redactor (a nil [crash.Guard]).
-var noGuard *crash.Guard

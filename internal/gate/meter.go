@@ -7,6 +7,8 @@ import (
 	"log"
 	"sync"
 	"time"
+
+	"github.com/coagent8/coagent8/internal/crash"
 )
 
 var discardLog = log.New(io.Discard, "", 0)
@@ -57,7 +59,7 @@ func (b *meteredBody) drain() {
 	defer func() { <-b.g.drains }()
 	// A panic while draining settles the exchange as any lost drain:
 	// charged its reservation (finish runs once).
-	defer noGuard.Recover("gate drain", func(error) { b.finish() })
+	defer crash.Stderr.Recover("gate drain", func(error) { b.finish() })
 	t := time.AfterFunc(b.g.opts.DrainTimeout, func() { b.a.flight.cancel(errors.New("drain timeout")) })
 	defer t.Stop()
 	buf := make([]byte, 32<<10)
@@ -89,7 +91,7 @@ func (b *meteredBody) finish() {
 			defer b.g.settling.Done()
 			// A panic in one settlement leaves its attempt sent (the
 			// orphan reconciliation charges it), not the process.
-			defer noGuard.Recover("gate settlement", nil)
+			defer crash.Stderr.Recover("gate settlement", nil)
 			<-b.a.served
 			b.g.settleWithin(b.a, charge, out, settleDelay)
 		}()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/coagent8/coagent8/internal/crash"
 )
 
 // flight is one forwarded exchange whose stream can be cut.
@@ -109,9 +111,9 @@ func (g *Gate) watch(ctx context.Context) {
 		case <-r.C:
 			// A failure leaves them for the next tick; so does a panic,
 			// and the watcher keeps cutting revoked and expired grants.
-			noGuard.Do("gate reconciliation", func() { g.ReconcileOrphans(ctx) }, nil)
+			crash.Stderr.Do("gate reconciliation", func() { g.ReconcileOrphans(ctx) }, nil)
 		case <-t.C:
-			noGuard.Do("gate watch", func() { g.sweep(ctx); g.flushSent(ctx); g.flushEnded(ctx) }, nil)
+			crash.Stderr.Do("gate watch", func() { g.sweep(ctx); g.flushSent(ctx); g.flushEnded(ctx) }, nil)
 		}
 	}
 }

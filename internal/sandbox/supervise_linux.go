@@ -218,7 +218,7 @@ func (o *outputBound) copy(w io.Writer, r *os.File) {
 // the panic logged by the crash guard; the MCP server that runs delegate
 // jobs must outlive it).
 func (o *outputBound) copyUntilPanic(w io.Writer, r *os.File) (ended bool) {
-	defer noGuard.Recover("sandbox output writer", nil)
+	defer crash.Stderr.Recover("sandbox output writer", nil)
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := r.Read(buf)
@@ -230,10 +230,6 @@ func (o *outputBound) copyUntilPanic(w io.Writer, r *os.File) (ended bool) {
 		}
 	}
 }
-
-// noGuard logs a recovered panic to standard error through the
-// diagnostic redactor (the sandbox has no logger of its own).
-var noGuard *crash.Guard
 
 func (o *outputBound) forward(w io.Writer, b []byte) {
 	o.mu.Lock()
