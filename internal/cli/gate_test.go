@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/coagent8/coagent8/internal/config"
+	"github.com/coagent8/coagent8/internal/gate"
 )
 
 func runGate(t *testing.T, env config.Env, args ...string) (int, string, string) {
@@ -191,20 +192,10 @@ func TestGateGrantLongContextPrice(t *testing.T) {
 // price given, 0 included, is kept.
 func TestGateGrantCachePricesDefault(t *testing.T) {
 	env := declaredEnv(t, "env:REAL_KEY")
-	type price struct {
-		Write float64 `json:"cache_write_per_mtok"`
-		Read  float64 `json:"cache_read_per_mtok"`
-	}
+	type price struct{ Write, Read float64 }
 	grant := func(extra ...string) price {
-		t.Helper()
-		args := append([]string{"grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j1",
-			"--max-requests", "1", "--max-tokens", "1000", "--output-ceiling", "1000", "--max-usd", "2", "--price-input", "3", "--price-output", "15"}, extra...)
-		code, out, errs := runGate(t, env, args...)
-		var g struct{ Price price }
-		if code != ExitOK || json.Unmarshal([]byte(out), &g) != nil {
-			t.Fatalf("grant %v: exit %d: %s", extra, code, errs)
-		}
-		return g.Price
+		p := grantPrice(t, env, extra...)
+		return price{p.CacheWritePerMTok, p.CacheReadPerMTok}
 	}
 	if got, want := grant(), (price{Write: 6, Read: 3}); got != want {
 		t.Errorf("default cache prices %+v, want %+v", got, want)
@@ -212,6 +203,21 @@ func TestGateGrantCachePricesDefault(t *testing.T) {
 	if got, want := grant("--price-cache-write", "3.75", "--price-cache-read", "0"), (price{Write: 3.75, Read: 0}); got != want {
 		t.Errorf("given cache prices %+v, want %+v", got, want)
 	}
+}
+
+// grantPrice runs `gate grant` of claude-sonnet-4-5 at $3/$15 per million
+// (1 request, 1,000 tokens, ceiling 1,000, $2) with extra flags and
+// returns the price the grant records.
+func grantPrice(t *testing.T, env config.Env, extra ...string) gate.Price {
+	t.Helper()
+	args := append([]string{"grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j1",
+		"--max-requests", "1", "--max-tokens", "1000", "--output-ceiling", "1000", "--max-usd", "2", "--price-input", "3", "--price-output", "15"}, extra...)
+	code, out, errs := runGate(t, env, args...)
+	var g struct{ Price gate.Price }
+	if code != ExitOK || json.Unmarshal([]byte(out), &g) != nil {
+		t.Fatalf("grant %v: exit %d: %s", extra, code, errs)
+	}
+	return g.Price
 }
 
 // TestGateGrantCacheDefaultsKeepTheTier: a defaulted cache price never
@@ -223,12 +229,8 @@ func TestGateGrantCachePricesDefault(t *testing.T) {
 // long rate given; a defaulted long rate at least the base rate given.
 func TestGateGrantCacheDefaultsKeepTheTier(t *testing.T) {
 	env := declaredEnv(t, "env:REAL_KEY")
-	type price struct {
-		Write     float64 `json:"cache_write_per_mtok"`
-		Read      float64 `json:"cache_read_per_mtok"`
-		LongWrite float64 `json:"long_cache_write_per_mtok"`
-		LongRead  float64 `json:"long_cache_read_per_mtok"`
-	}
+	type price struct{ Write, Read, LongWrite, LongRead float64 }
+	long := []string{"--price-long-context-tokens", "200000", "--price-long-input", "6", "--price-long-output", "22.5"}
 	for _, tt := range []struct {
 		name  string
 		extra []string
@@ -241,16 +243,9 @@ func TestGateGrantCacheDefaultsKeepTheTier(t *testing.T) {
 		{"all defaulted", nil, price{Write: 6, Read: 3, LongWrite: 12, LongRead: 6}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			args := append([]string{"grant", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--job", "j1",
-				"--max-requests", "1", "--max-tokens", "1000", "--output-ceiling", "1000", "--max-usd", "2", "--price-input", "3", "--price-output", "15",
-				"--price-long-context-tokens", "200000", "--price-long-input", "6", "--price-long-output", "22.5"}, tt.extra...)
-			code, out, errs := runGate(t, env, args...)
-			var g struct{ Price price }
-			if code != ExitOK || json.Unmarshal([]byte(out), &g) != nil {
-				t.Fatalf("grant: exit %d: %s", code, errs)
-			}
-			if g.Price != tt.want {
-				t.Errorf("cache prices %+v, want %+v", g.Price, tt.want)
+			p := grantPrice(t, env, append(long, tt.extra...)...)
+			if got := (price{p.CacheWritePerMTok, p.CacheReadPerMTok, p.LongCacheWritePerMTok, p.LongCacheReadPerMTok}); got != tt.want {
+				t.Errorf("cache prices %+v, want %+v", got, tt.want)
 			}
 		})
 	}
