@@ -145,10 +145,17 @@ func (g *Governor) credentialReadable(declared string) (containWhy, bool) {
 		return containWhy{ContainConfig, "the gate credentials of the coagent8 configuration are unusable: " + key + " must be env:NAME or file:/abs/path (a clean absolute path)"}, false
 	}
 	if _, err := (secret.Resolver{Env: g.env}).Resolve(ref); err != nil {
-		return containWhy{ContainCredentialUnresolved, "the credential " + key + " declares, " + ref.String() + ", cannot be read: " + secret.Cause(err) + "; " +
-			"set it before starting coagent8, or change " + key}, false
+		return containWhy{ContainCredentialUnresolved, "the credential " + key + " declares, " + ref.String() + ", " + unreadable(key, err)}, false
 	}
 	return containWhy{}, true
+}
+
+// unreadable says why the credential declared at config key could not be
+// resolved (err from [secret.Resolver.Resolve]: its fixed cause, never a
+// value) and what to do: the one wording of consult containment, doctor
+// and delegate jobs.
+func unreadable(key string, err error) string {
+	return "cannot be read: " + secret.Cause(err) + "; set it before starting coagent8, or change " + key
 }
 
 // runtimeWhy says which part of the kernel runtime failed to open: the

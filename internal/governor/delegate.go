@@ -389,8 +389,8 @@ func resolvable(env config.Env, ref secret.Ref, backend, provider string) error 
 	}
 	key := "gate.credentials." + provider
 	return fault.Wrap(fault.AuthRequired, ReasonCredentialUnresolved, fmt.Sprintf(
-		"a %s delegate job sends its model requests to %s with the credential %s declares, %s, which cannot be read: %s; "+
-			"set it before starting coagent8, or change %s", backend, provider, key, ref, secret.Cause(err), key), err).With("key", key)
+		"a %s delegate job sends its model requests to %s with the credential %s declares, %s, which %s",
+		backend, provider, key, ref, unreadable(key, err)), err).With("key", key)
 }
 
 // delegateBackend routes the job. Claude Code and Codex have a verified
